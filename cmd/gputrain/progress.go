@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// testHookEvent, when set by a test, sees every training event (e.g. to
+// cancel the run's context in the middle of training).
+var testHookEvent func(trainer.Event)
+
+// progress prints training events: one plain line per event, or a redrawn
+// progress bar over the epochs when the output is a terminal.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	bar      bool
+	iters    int
+	lastKey  string
+	lastDraw time.Time
+	open     bool // a bar line is open (no newline yet)
+}
+
+// newProgress chooses where progress goes: nowhere with --quiet, stderr as
+// plain lines with --json (stdout holds the JSON object), else stdout as a bar
+// on a terminal and as plain lines otherwise.
+func newProgress(stdout, stderr io.Writer, quiet, jsonOut bool, iters int) *progress {
+	if quiet {
+		return nil
+	}
+	if jsonOut {
+		return &progress{w: stderr, iters: iters}
+	}
+	return &progress{w: stdout, bar: isTerminal(stdout), iters: iters}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// callback returns the trainer.Config.Progress function (nil: silent).
+func (p *progress) callback() func(trainer.Event) {
+	if p == nil && testHookEvent == nil {
+		return nil
+	}
+	return func(ev trainer.Event) {
+		if p != nil {
+			p.event(ev)
+		}
+		if testHookEvent != nil {
+			testHookEvent(ev)
+		}
+	}
+}
+
+func fitText(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "     -"
+	}
+	return fmt.Sprintf("%6.2f%%", f)
+}
+
+func (p *progress) iterText(ev trainer.Event) string {
+	if p.iters > 0 && ev.Stage != "bptt" && ev.Stage != "done" {
+		return fmt.Sprintf("iter %d/%d", ev.Iter, p.iters)
+	}
+	return fmt.Sprintf("iter %d", ev.Iter)
+}
+
+func (p *progress) event(ev trainer.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.bar {
+		epoch := ""
+		if ev.Epochs > 0 {
+			epoch = fmt.Sprintf(" epoch %4d/%-4d", ev.Epoch, ev.Epochs)
+		}
+		fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s val fit %s\n",
+			ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), fitText(ev.ValFit))
+		return
+	}
+	key := fmt.Sprintf("%s/%d", ev.Stage, ev.Iter)
+	newStage := key != p.lastKey
+	last := ev.Epochs > 0 && ev.Epoch >= ev.Epochs
+	if !newStage && !last && ev.Stage != "done" && time.Since(p.lastDraw) < 100*time.Millisecond {
+		return
+	}
+	if newStage && p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+	p.lastKey, p.lastDraw = key, time.Now()
+	const width = 24
+	bar := ""
+	if ev.Epochs > 0 {
+		done := min(width, ev.Epoch*width/ev.Epochs)
+		bar = fmt.Sprintf(" [%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), ev.Epoch, ev.Epochs)
+	}
+	fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e val fit %s %6.1fs\x1b[K",
+		ev.Stage, p.iterText(ev), bar, ev.Loss, strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+	p.open = true
+	if ev.Stage == "done" || ev.Stage == "theta_g" {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// finish ends an open bar line.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// note prints an informational line where progress goes (nothing when quiet).
+func (p *progress) note(format string, a ...any) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+	fmt.Fprintf(p.w, format+"\n", a...)
+}

@@ -1,0 +1,346 @@
+package convex
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// Certificate is a certified minimum of Re G(e^{iω}) = Σ_k g(k)cos(kω) over ω ∈ [0, π].
+type Certificate struct {
+	// MinRe is a guaranteed lower bound on min_ω Re G (rounding errors included); it is within
+	// a few 1e-12·Σ|g(k)| of the true minimum.
+	MinRe float64
+	// Omega is where the minimum is attained (to working precision).
+	Omega float64
+	// Upper is Re G(Omega) as computed, so the true minimum lies in [MinRe, Upper] (up to the
+	// rounding error of Upper itself).
+	Upper float64
+	// Passive reports MinRe ≥ 0: the filter is certified passive. A filter whose true minimum is
+	// zero up to rounding (|min| below the certificate's error bound) is reported as not
+	// certified rather than risk certifying a non-passive one.
+	Passive bool
+}
+
+// Certify computes the certified minimum over ω ∈ [0, π] of Re G(e^{iω}) = Σ_k g(k)cos(kω).
+//
+// Method: with p(ω) = Re G(ω), p, p′ and p″ are evaluated on the grid ω_i = iπ/N (N ≥ 8·(len(g)−1))
+// with a DCT-I and a DST-I. On each cell [a, b] around an evaluation point c, Taylor's theorem
+// gives p(ω) ≥ p(c) + p′(c)t + ½p″(c)t² − M₃|t|³/6 (t = ω − c, M₃ = Σ k³|g(k)| ≥ max|p‴|), so the
+// exact minimum of that quadratic over the cell, less M₃R³/6 and an explicit bound on the rounding
+// error of p, p′, p″, is a rigorous lower bound on the cell. Cells whose bound is not within a few
+// ulps·Σ|g| of the best value found are bisected (branch and bound) and evaluated directly; the
+// best value is polished by Newton's method on p′. MinRe is the smallest bound over all leaves.
+func Certify(g []float64) (Certificate, error) {
+	if len(g) == 0 {
+		return Certificate{}, fmt.Errorf("convex: Certify: no taps: %w", ErrDimension)
+	}
+	for k, v := range g {
+		if !finite(v) {
+			return Certificate{}, fmt.Errorf("convex: Certify: g(%d) = %g: %w", k, v, ErrNonFinite)
+		}
+	}
+	c, _ := certify(g, math.Inf(-1))
+	return c, nil
+}
+
+// poly holds the cosine polynomial and its constants.
+type poly struct {
+	g          []float64
+	S, S1, S2  float64 // Σ|g|, Σk|g|, Σk²|g|
+	M3         float64 // Σk³|g| ≥ max|p‴|
+	eDir, eFFT float64 // relative rounding error factors of direct and FFT evaluation
+}
+
+func newPoly(g []float64) *poly {
+	pl := &poly{g: g}
+	for k, v := range g {
+		a := math.Abs(v)
+		fk := float64(k)
+		pl.S += a
+		pl.S1 += fk * a
+		pl.S2 += fk * fk * a
+		pl.M3 += fk * fk * fk * a
+	}
+	pl.M3 *= 1 + 1e-12
+	L := float64(len(g))
+	const eps = 0x1p-52
+	// direct: argument rounding (kω·eps/2 ≤ Lπ/2·eps), Sincos and ≤16 rotations (≤ 70 eps),
+	// summation (L eps); doubled for the quadratic-model arithmetic.
+	pl.eDir = 2.2 * (2.6*L + 70) * eps
+	return pl
+}
+
+// errBound is the rounding error bound on the quadratic model over a cell of half-width R.
+func (pl *poly) errBound(f, R float64) float64 {
+	return f * (pl.S + R*pl.S1 + R*R*pl.S2)
+}
+
+// eval computes p, p′, p″ at w directly.
+func (pl *poly) eval(w float64) (p, p1, p2 float64) {
+	sw, cw := math.Sincos(w)
+	var c, s float64
+	for k, v := range pl.g {
+		if k%16 == 0 {
+			s, c = math.Sincos(w * float64(k))
+		} else {
+			c, s = c*cw-s*sw, s*cw+c*sw
+		}
+		fk := float64(k)
+		p += v * c
+		p1 -= fk * v * s
+		p2 -= fk * fk * v * c
+	}
+	return
+}
+
+type cell struct {
+	a, b, c    float64
+	p, p1, p2  float64
+	fft        bool
+	modelT     float64 // argmin of the quadratic model (offset from c)
+	modelValue float64
+}
+
+// lower returns the rigorous lower bound of p over the cell and sets the model minimum.
+func (cl *cell) lower(pl *poly) float64 {
+	ta, tb := cl.a-cl.c, cl.b-cl.c
+	q := func(t float64) float64 { return cl.p + t*(cl.p1+0.5*cl.p2*t) }
+	lo, at := q(ta), ta
+	if v := q(tb); v < lo {
+		lo, at = v, tb
+	}
+	if cl.p2 > 0 {
+		if t := -cl.p1 / cl.p2; t > ta && t < tb {
+			if v := q(t); v < lo {
+				lo, at = v, t
+			}
+		}
+	}
+	if cl.p < lo {
+		lo, at = cl.p, 0
+	}
+	cl.modelT, cl.modelValue = at, lo
+	R := math.Max(-ta, tb)
+	f := pl.eDir
+	if cl.fft {
+		f = pl.eFFT
+	}
+	return lo - pl.M3*R*R*R/6 - pl.errBound(f, R)
+}
+
+var transforms struct {
+	sync.Mutex
+	dct map[int]*sync.Pool
+	dst map[int]*sync.Pool
+}
+
+func getDCT(n int) (*fourier.DCT, func()) {
+	transforms.Lock()
+	if transforms.dct == nil {
+		transforms.dct = map[int]*sync.Pool{}
+	}
+	pool := transforms.dct[n]
+	if pool == nil {
+		pool = &sync.Pool{New: func() any { return fourier.NewDCT(n) }}
+		transforms.dct[n] = pool
+	}
+	transforms.Unlock()
+	t := pool.Get().(*fourier.DCT)
+	return t, func() { pool.Put(t) }
+}
+
+func getDST(n int) (*fourier.DST, func()) {
+	transforms.Lock()
+	if transforms.dst == nil {
+		transforms.dst = map[int]*sync.Pool{}
+	}
+	pool := transforms.dst[n]
+	if pool == nil {
+		pool = &sync.Pool{New: func() any { return fourier.NewDST(n) }}
+		transforms.dst[n] = pool
+	}
+	transforms.Unlock()
+	t := pool.Get().(*fourier.DST)
+	return t, func() { pool.Put(t) }
+}
+
+// niceSize returns the smallest 2^a·3^b·5^c ≥ n.
+func niceSize(n int) int {
+	best := math.MaxInt
+	for p2 := 1; p2 < 2*n; p2 *= 2 {
+		for p3 := p2; p3 < 2*n; p3 *= 3 {
+			for p5 := p3; p5 < 2*n; p5 *= 5 {
+				if p5 >= n && p5 < best {
+					best = p5
+				}
+			}
+		}
+	}
+	return best
+}
+
+// certify returns the certificate of g and, when thresh > −∞, the local minimizers whose
+// value is below thresh (sorted by value), used by the exchange method.
+func certify(g []float64, thresh float64) (Certificate, []float64) {
+	L := len(g)
+	if L == 1 {
+		return Certificate{MinRe: g[0], Omega: 0, Upper: g[0], Passive: g[0] >= 0}, nil
+	}
+	pl := newPoly(g)
+	N := niceSize(max(8*(L-1), 64))
+	const eps = 0x1p-52
+	pl.eFFT = 8 * math.Sqrt(float64(N)) * (math.Log2(float64(N)) + 1) * eps
+	pl.eFFT = math.Max(pl.eFFT, pl.eDir)
+
+	// grid values via DCT-I (size N+1) and DST-I (size N−1)
+	p0 := make([]float64, N+1)
+	p2 := make([]float64, N+1)
+	p1 := make([]float64, N+1)
+	src := make([]float64, N+1)
+	dct, put := getDCT(N + 1)
+	src[0] = g[0]
+	for k := 1; k < L; k++ {
+		src[k] = 0.5 * g[k]
+	}
+	dct.Transform(p0, src)
+	for k := 1; k < L; k++ {
+		src[k] = -0.5 * float64(k) * float64(k) * g[k]
+	}
+	src[0] = 0
+	dct.Transform(p2, src)
+	put()
+	dst, put2 := getDST(N - 1)
+	s1 := src[:N-1]
+	for i := range s1 {
+		s1[i] = 0
+	}
+	for k := 1; k < L; k++ {
+		s1[k-1] = -0.5 * float64(k) * g[k]
+	}
+	dst.Transform(p1[1:N], s1)
+	put2()
+	p1[0], p1[N] = 0, 0
+
+	h := math.Pi / float64(N)
+	r0 := 0.5 * h
+	cells := make([]cell, N+1)
+	ub, wb := math.Inf(1), 0.0
+	for i := 0; i <= N; i++ {
+		c := float64(i) * h
+		if i == N {
+			c = math.Pi
+		}
+		cl := cell{a: math.Max(0, c-r0), b: math.Min(math.Pi, c+r0), c: c, p: p0[i], p1: p1[i], p2: p2[i], fft: true}
+		cells[i] = cl
+		if p0[i] < ub {
+			ub, wb = p0[i], c
+		}
+	}
+	// Newton polish of the best grid point, evaluated directly.
+	polish := func(w, lo, hi float64) (float64, float64) {
+		p, d1, d2 := pl.eval(w)
+		for it := 0; it < 12; it++ {
+			if d2 <= 0 {
+				break
+			}
+			wn := w - d1/d2
+			if wn < lo || wn > hi {
+				break
+			}
+			pn, n1, n2 := pl.eval(wn)
+			if pn > p {
+				break
+			}
+			step := math.Abs(wn - w)
+			w, p, d1, d2 = wn, pn, n1, n2
+			if step < 1e-15 {
+				break
+			}
+		}
+		return w, p
+	}
+	if w, p := polish(wb, math.Max(0, wb-h), math.Min(math.Pi, wb+h)); p < ub {
+		ub, wb = p, w
+	}
+	if p, _, _ := pl.eval(wb); p > ub {
+		// keep Upper a direct evaluation
+		ub = p
+	}
+
+	tolGap := 2*pl.errBound(pl.eDir, 0) + 1e-14*pl.S
+	lb := math.Inf(1)
+	stack := make([]cell, 0, 64)
+	evals := 0
+	const maxEvals = 200000
+	var cands []cell
+	for i := range cells {
+		cl := cells[i]
+		l := cl.lower(pl)
+		if thresh > math.Inf(-1) && cl.modelValue < thresh {
+			cands = append(cands, cl)
+		}
+		if l >= ub-tolGap {
+			lb = math.Min(lb, l)
+			continue
+		}
+		stack = append(stack[:0], cl)
+		for len(stack) > 0 {
+			cur := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			l := cur.lower(pl)
+			if l >= ub-tolGap || cur.b-cur.a < 1e-13 || evals >= maxEvals {
+				lb = math.Min(lb, l)
+				continue
+			}
+			m := 0.5 * (cur.a + cur.b)
+			for _, ab := range [2][2]float64{{cur.a, m}, {m, cur.b}} {
+				ch := cell{a: ab[0], b: ab[1], c: 0.5 * (ab[0] + ab[1])}
+				ch.p, ch.p1, ch.p2 = pl.eval(ch.c)
+				evals++
+				if ch.p < ub {
+					ub, wb = ch.p, ch.c
+				}
+				stack = append(stack, ch)
+			}
+		}
+	}
+	cert := Certificate{MinRe: math.Min(lb, ub), Omega: wb, Upper: ub}
+	cert.Passive = cert.MinRe >= 0
+	if thresh == math.Inf(-1) {
+		return cert, nil
+	}
+	// candidate local minima below thresh
+	type cand struct{ w, v float64 }
+	var cs []cand
+	for _, cl := range cands {
+		w0 := cl.c + cl.modelT
+		w, v := polish(w0, math.Max(0, cl.a-h), math.Min(math.Pi, cl.b+h))
+		if v < thresh {
+			cs = append(cs, cand{w, v})
+		}
+	}
+	if ub < thresh {
+		cs = append(cs, cand{wb, ub})
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].w < cs[j].w })
+	var out []cand
+	for _, c := range cs {
+		if n := len(out); n > 0 && c.w-out[n-1].w < r0 {
+			if c.v < out[n-1].v {
+				out[n-1] = c
+			}
+			continue
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].v < out[j].v })
+	ws := make([]float64, len(out))
+	for i, c := range out {
+		ws[i] = c.w
+	}
+	return cert, ws
+}

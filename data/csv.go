@@ -1,0 +1,403 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// maxLineBytes bounds one CSV line: a numeric row is a few hundred bytes at most, and a
+// file without newlines must not be buffered whole.
+const maxLineBytes = 1 << 20
+
+// capReader passes at most n bytes through (n < 0: unlimited) and fails with errCap
+// when the underlying reader has more.
+type capReader struct {
+	r io.Reader
+	n int64
+}
+
+var errCap = errors.New("size limit reached")
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.n < 0 {
+		return c.r.Read(p)
+	}
+	if c.n == 0 {
+		var b [1]byte
+		for {
+			k, err := c.r.Read(b[:])
+			if k > 0 {
+				return 0, errCap
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	k, err := c.r.Read(p)
+	c.n -= int64(k)
+	return k, err
+}
+
+// lineReader streams lines (without the line ending) and counts them from 1.
+type lineReader struct {
+	br   *bufio.Reader
+	buf  []byte
+	line int
+}
+
+var errLineTooLong = errors.New("line too long")
+
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			lr.buf = append(lr.buf, frag...)
+			if len(lr.buf) > maxLineBytes {
+				lr.line++
+				return nil, errLineTooLong
+			}
+			continue
+		}
+		if len(lr.buf) > 0 {
+			lr.buf = append(lr.buf, frag...)
+			frag = lr.buf
+		}
+		if err != nil && !(errors.Is(err, io.EOF) && len(frag) > 0) {
+			return nil, err
+		}
+		lr.line++
+		if len(frag) > maxLineBytes {
+			return nil, errLineTooLong
+		}
+		frag = bytes.TrimSuffix(frag, []byte("\n"))
+		frag = bytes.TrimSuffix(frag, []byte("\r"))
+		return frag, nil
+	}
+}
+
+// csvSpec describes which columns a CSV parse extracts.
+type csvSpec struct {
+	name        string   // file name for messages
+	required    []string // numeric columns that must exist
+	optional    []string // numeric columns used when present
+	batch       string   // grouping column name ("" = none); optional in the file
+	ignoreExtra bool     // skip columns not listed instead of failing
+	maxBytes    int64    // < 0: unlimited
+}
+
+// csvData is the parse result: per batch, one slice per column of required+optional
+// (nil for absent optional columns).
+type csvData struct {
+	batches [][][]float64
+	present []bool // per optional column
+}
+
+func trimField(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// parseCSV streams r line by line; memory is about the parsed floats.
+func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
+	lr := &lineReader{br: bufio.NewReaderSize(&capReader{r: r, n: sp.maxBytes}, 64<<10)}
+	wrapRead := func(err error) error {
+		switch {
+		case errors.Is(err, errCap):
+			return fmt.Errorf("data: %s: more than MaxBytes = %d bytes; split the file or raise ReadOptions.MaxBytes: %w",
+				sp.name, sp.maxBytes, ErrTooLarge)
+		case errors.Is(err, errLineTooLong):
+			return fmt.Errorf("data: %s line %d: longer than %d bytes; is this a CSV file with one sample per line?: %w",
+				sp.name, lr.line, maxLineBytes, ErrTooLarge)
+		}
+		return fmt.Errorf("data: %s line %d: %w", sp.name, lr.line+1, err)
+	}
+	// Header: the first non-blank line.
+	var header []string
+	for header == nil {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("data: %s: empty file; expected a header line naming the columns (%s) and one sample per line: %w",
+				sp.name, strings.Join(sp.required, ","), ErrEmpty)
+		}
+		if err != nil {
+			return nil, wrapRead(err)
+		}
+		if lr.line == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 BOM
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		for _, f := range bytes.Split(line, []byte(",")) {
+			header = append(header, trimField(f))
+		}
+	}
+	headerLine := lr.line
+	nf := len(header)
+	allNumeric := true
+	for _, h := range header {
+		if _, err := strconv.ParseFloat(h, 64); err != nil {
+			allNumeric = false
+		}
+	}
+	if allNumeric {
+		return nil, fmt.Errorf("data: %s line %d: the first line holds numbers, not column names; add a header such as %q: %w",
+			sp.name, headerLine, strings.Join(sp.required, ","), ErrMissingColumn)
+	}
+	wanted := append(append([]string(nil), sp.required...), sp.optional...)
+	colIdx := make([]int, len(wanted)) // header index of each wanted column, -1 if absent
+	for i := range colIdx {
+		colIdx[i] = -1
+	}
+	batchIdx := -1
+	seen := map[string]int{}
+	for j, h := range header {
+		key := strings.ToLower(h)
+		if prev, dup := seen[key]; dup {
+			return nil, fmt.Errorf("data: %s line %d: column %q appears twice (fields %d and %d); rename one: %w",
+				sp.name, headerLine, h, prev+1, j+1, ErrUnknownColumn)
+		}
+		seen[key] = j
+		known := false
+		for i, w := range wanted {
+			if strings.EqualFold(h, w) {
+				colIdx[i], known = j, true
+			}
+		}
+		if sp.batch != "" && strings.EqualFold(h, sp.batch) {
+			batchIdx, known = j, true
+		}
+		if !known && !sp.ignoreExtra {
+			return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, choose column names with ReadOptions (--u/--y), or set IgnoreExtra: %w",
+				sp.name, headerLine, h, j+1, strings.Join(sp.required, ","), strings.Join(append(append([]string(nil), sp.optional...), sp.batch), ","), ErrUnknownColumn)
+		}
+	}
+	for i, w := range sp.required {
+		if colIdx[i] < 0 {
+			return nil, fmt.Errorf("data: %s line %d: missing column %q; the header has %q; name the columns with ReadOptions (--u/--y): %w",
+				sp.name, headerLine, w, strings.Join(header, ","), ErrMissingColumn)
+		}
+	}
+	out := &csvData{present: make([]bool, len(sp.optional))}
+	for i := range sp.optional {
+		out.present[i] = colIdx[len(sp.required)+i] >= 0
+	}
+	var cur [][]float64
+	curID, curLine := "", 0
+	started := map[string]int{} // batch id -> line where it started
+	flush := func() {
+		if cur != nil {
+			out.batches = append(out.batches, cur)
+		}
+	}
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, wrapRead(err)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // tolerate blank lines (e.g. a trailing one)
+		}
+		fields := bytes.Split(line, []byte(","))
+		if len(fields) != nf {
+			return nil, fmt.Errorf("data: %s line %d: %d fields but the header has %d; every row needs one value per column: %w",
+				sp.name, lr.line, len(fields), nf, ErrRaggedRow)
+		}
+		id := ""
+		if batchIdx >= 0 {
+			id = trimField(fields[batchIdx])
+			if id == "" {
+				return nil, fmt.Errorf("data: %s line %d column %q: empty batch id; give every row its batch: %w",
+					sp.name, lr.line, header[batchIdx], ErrNotNumeric)
+			}
+		}
+		if cur == nil || id != curID {
+			if l, ok := started[id]; ok {
+				return nil, fmt.Errorf("data: %s line %d column %q: batch %q reappears after batch %q started (line %d; %q began on line %d); each batch's rows must be contiguous and in time order, sort the file by batch: %w",
+					sp.name, lr.line, header[batchIdx], id, curID, curLine, id, l, ErrInterleavedBatch)
+			}
+			flush()
+			started[id] = lr.line
+			curID, curLine = id, lr.line
+			cur = make([][]float64, len(wanted))
+		}
+		for i, j := range colIdx {
+			if j < 0 {
+				continue
+			}
+			s := trimField(fields[j])
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a number; fix or remove the row: %w",
+					sp.name, lr.line, header[j], s, ErrNotNumeric)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is not finite; remove or interpolate the sample: %w",
+					sp.name, lr.line, header[j], s, ErrNotFinite)
+			}
+			cur[i] = append(cur[i], v)
+		}
+	}
+	flush()
+	if len(out.batches) == 0 {
+		return nil, fmt.Errorf("data: %s: a header but no data rows: %w", sp.name, ErrEmpty)
+	}
+	return out, nil
+}
+
+// ReadOptions selects columns (CSV) or variables (.npz, .mat) and bounds resources.
+type ReadOptions struct {
+	// UCol, YCol, BatchCol name the input, output and batch columns; defaults "u", "y",
+	// "batch" (CSV names match case-insensitively). The batch column is optional in the
+	// file; without it the file is one batch. BatchCol is ignored for .npz/.mat.
+	UCol, YCol, BatchCol string
+	// YCleanCol names the optional noise-free output column; default "y_clean".
+	YCleanCol string
+	// IgnoreExtra skips CSV columns other than the ones above instead of failing with
+	// ErrUnknownColumn (e.g. a time column), and extra variables in .npz files.
+	IgnoreExtra bool
+	// MaxBytes refuses inputs larger than this (and, for compressed formats, arrays that
+	// would decompress to more); 0 means DefaultMaxBytes, negative means no limit.
+	MaxBytes int64
+	// Ts is stored in the returned Dataset; files do not record the sampling time.
+	Ts float64
+	// MinLen, when > 0, makes the reader call Validate(MinLen) on the result.
+	MinLen int
+}
+
+// DefaultMaxBytes is the input size limit when ReadOptions.MaxBytes is 0.
+const DefaultMaxBytes int64 = 2 << 30
+
+func (o ReadOptions) withDefaults() ReadOptions {
+	if o.UCol == "" {
+		o.UCol = "u"
+	}
+	if o.YCol == "" {
+		o.YCol = "y"
+	}
+	if o.BatchCol == "" {
+		o.BatchCol = "batch"
+	}
+	if o.YCleanCol == "" {
+		o.YCleanCol = "y_clean"
+	}
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return o
+}
+
+// ReadCSV reads a dataset from CSV text; name is used in error messages and as the
+// Dataset's Name. The text needs a header line; u and y columns are required, the batch
+// and y_clean columns are optional, and each batch's rows must be contiguous and in time
+// order (a batch id reappearing later is ErrInterleavedBatch). Values must be finite
+// numbers; fields may be surrounded by spaces or double quotes, but quoted commas are not
+// supported. Blank lines are skipped. Input is streamed line by line.
+func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
+	opt = opt.withDefaults()
+	cd, err := parseCSV(r, csvSpec{
+		name:        name,
+		required:    []string{opt.UCol, opt.YCol},
+		optional:    []string{opt.YCleanCol},
+		batch:       opt.BatchCol,
+		ignoreExtra: opt.IgnoreExtra,
+		maxBytes:    opt.MaxBytes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Name: name, Ts: opt.Ts, Batches: make([]Batch, len(cd.batches))}
+	for i, cols := range cd.batches {
+		d.Batches[i] = Batch{U: cols[0], Y: cols[1]}
+		if cd.present[0] {
+			d.Batches[i].YClean = cols[2]
+		}
+	}
+	return finish(d, opt)
+}
+
+// finish runs the optional Validate(MinLen) of ReadOptions.
+func finish(d *Dataset, opt ReadOptions) (*Dataset, error) {
+	if opt.MinLen > 0 {
+		if err := d.Validate(opt.MinLen); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// ReadColumns reads whole numeric columns by name from a CSV file (any batch column is
+// not interpreted), e.g. the robot files with columns ue,uv1,uv2,uv3. Other columns are
+// an error unless opt.IgnoreExtra; opt's column names are not used.
+func ReadColumns(path string, opt ReadOptions, cols ...string) ([][]float64, error) {
+	opt = opt.withDefaults()
+	f, err := openLimited(path, opt.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cd, err := parseCSV(f, csvSpec{name: path, required: cols, ignoreExtra: opt.IgnoreExtra, maxBytes: opt.MaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	return cd.batches[0], nil
+}
+
+// writeCSV writes d as CSV text with columns batch,u,y(,y_clean); floats are written in
+// the shortest form that reads back exactly.
+func writeCSV(w io.Writer, d *Dataset) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	clean := len(d.Batches) > 0 && d.Batches[0].YClean != nil
+	if clean {
+		bw.WriteString("batch,u,y,y_clean\n")
+	} else {
+		bw.WriteString("batch,u,y\n")
+	}
+	var buf []byte
+	for i, b := range d.Batches {
+		for t := range b.U {
+			buf = strconv.AppendInt(buf[:0], int64(i), 10)
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, b.U[t], 'g', -1, 64)
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, b.Y[t], 'g', -1, 64)
+			if clean {
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, b.YClean[t], 'g', -1, 64)
+			}
+			buf = append(buf, '\n')
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteCSV writes d to path as CSV with columns batch,u,y and, when the dataset knows
+// the clean outputs, y_clean. The dataset is validated first (Validate(1)); nothing is
+// written when it is bad. The file is written atomically (temporary file in the same
+// directory, then rename), so readers never see a partial file.
+func WriteCSV(path string, d *Dataset) error {
+	if err := d.Validate(1); err != nil {
+		return fmt.Errorf("data: not writing %s: %w", path, err)
+	}
+	return writeAtomic(path, func(w io.Writer) error { return writeCSV(w, d) })
+}

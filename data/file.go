@@ -1,0 +1,106 @@
+package data
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// openLimited opens path for reading and refuses it when it is larger than maxBytes
+// (maxBytes < 0: no limit) or not a regular file.
+func openLimited(path string, maxBytes int64) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("data: %s: not a regular file: %w", path, ErrFormat)
+	}
+	if maxBytes >= 0 && fi.Size() > maxBytes {
+		f.Close()
+		return nil, fmt.Errorf("data: %s: %d bytes, more than MaxBytes = %d; split the file or raise ReadOptions.MaxBytes: %w",
+			path, fi.Size(), maxBytes, ErrTooLarge)
+	}
+	return f, nil
+}
+
+// ReadFile reads a dataset from path, choosing the format by extension: .csv, .npy,
+// .npz or .mat (case-insensitive). See the package documentation for the layouts.
+// The Dataset's Name is the file's base name and its Ts is opt.Ts. Files larger than
+// opt.MaxBytes (default DefaultMaxBytes) are refused with ErrTooLarge.
+func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
+	opt = opt.withDefaults()
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".csv", ".npy", ".npz", ".mat":
+	default:
+		return nil, fmt.Errorf("data: %s: unknown extension %q; use .csv, .npy, .npz or .mat: %w", path, ext, ErrFormat)
+	}
+	f, err := openLimited(path, opt.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var d *Dataset
+	switch ext {
+	case ".csv":
+		d, err = ReadCSV(f, path, opt)
+	case ".npy":
+		d, err = readNPY(bufio.NewReaderSize(f, 64<<10), path, opt)
+	case ".npz":
+		d, err = readNPZ(f, path, opt)
+	case ".mat":
+		d, err = readMAT(f, path, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.Name = filepath.Base(path)
+	d.Ts = opt.Ts
+	return finish(d, opt)
+}
+
+// writeAtomic writes path through a temporary file in the same directory that is
+// renamed over path only when write succeeded; on any failure the temporary file is
+// removed and path is untouched.
+func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("data: writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	return nil
+}

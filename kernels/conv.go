@@ -1,0 +1,189 @@
+package kernels
+
+import "gonum.org/v1/gonum/floats"
+
+// ConvForward implements Backend.ConvForward.
+//
+// Per trajectory and branch j the worker builds the padded branch-major
+// signal w_j = [0 × (mG−1), n_j(0)u(0), …, n_j(T−1)u(T−1)] in its scratch and
+// computes z_j = corr(reverse(g_j), w_j): every tap is then a contiguous AXPY
+// over the trajectory instead of a strided gather from the T×mN gains.
+func (c *CPU) ConvForward(s Seqs, mN, mG int, u, n, g, z, y []float64) {
+	const op = "ConvForward"
+	checkSeqs(op, s)
+	checkDims(op, mN, mG)
+	N := s.Total()
+	need(op, "u", len(u), N)
+	need(op, "n", len(n), N*mN)
+	need(op, "g", len(g), mN*mG)
+	need(op, "z", len(z), N*mN)
+	need(op, "y", len(y), N)
+	if mN == 0 || mG == 0 {
+		clear(y[:N])
+		clear(z[:N*mN])
+		return
+	}
+	sc := c.get(c.seqWorkers(s))
+	grev := reversed(&sc[0].e, g[:mN*mG], mN, mG)
+	overSeqs(sc, s, nil, func(sc *scratch, o, T int) {
+		wp := buf(&sc.a, mG-1+T)
+		clear(wp[:mG-1])
+		zj := buf(&sc.b, T)
+		yt := zbuf(&sc.c, T)
+		for j := 0; j < mN; j++ {
+			for t := range T {
+				wp[mG-1+t] = n[(o+t)*mN+j] * u[o+t]
+			}
+			corr(zj, grev[j*mG:(j+1)*mG], wp)
+			for t, v := range zj {
+				i := (o+t)*mN + j
+				z[i] = v
+				yt[t] += n[i] * v
+			}
+		}
+		copy(y[o:o+T], yt)
+	})
+	c.put(sc)
+}
+
+// ConvBackward implements Backend.ConvBackward.
+//
+// With v_j(t) = dy(t) n_j(t) padded by mG−1 trailing zeros, the transposed
+// convolution is c_j = corr(g_j, v_j), dn_j(t) = dy(t) z_j(t) + u(t) c_j(t);
+// the tap gradient dg_j(k) = Σ_t v_j(t) w_j(t−k) is one dot product per tap
+// against the padded w_j. dg is accumulated per worker and the workers' sums
+// are added to dg in worker order.
+func (c *CPU) ConvBackward(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64) {
+	const op = "ConvBackward"
+	checkSeqs(op, s)
+	checkDims(op, mN, mG)
+	N := s.Total()
+	need(op, "u", len(u), N)
+	need(op, "n", len(n), N*mN)
+	need(op, "g", len(g), mN*mG)
+	need(op, "z", len(z), N*mN)
+	need(op, "dy", len(dy), N)
+	need(op, "dn", len(dn), N*mN)
+	if dg != nil {
+		need(op, "dg", len(dg), mN*mG)
+	}
+	if mN == 0 {
+		return
+	}
+	if mG == 0 {
+		for i := range N * mN {
+			dn[i] = dy[i/mN] * z[i]
+		}
+		return
+	}
+	withDg := dg != nil
+	sc := c.get(c.seqWorkers(s))
+	overSeqs(sc, s, func(sc *scratch) {
+		if withDg {
+			zbuf(&sc.acc, mN*mG)
+		}
+	}, func(sc *scratch, o, T int) {
+		vp := buf(&sc.a, T+mG-1)
+		clear(vp[T:])
+		cj := buf(&sc.b, T)
+		var wp []float64
+		if withDg {
+			wp = buf(&sc.c, mG-1+T)
+			clear(wp[:mG-1])
+		}
+		for j := 0; j < mN; j++ {
+			for t := range T {
+				vp[t] = dy[o+t] * n[(o+t)*mN+j]
+			}
+			corr(cj, g[j*mG:(j+1)*mG], vp)
+			for t, v := range cj {
+				i := (o+t)*mN + j
+				dn[i] = dy[o+t]*z[i] + u[o+t]*v
+			}
+			if withDg {
+				for t := range T {
+					wp[mG-1+t] = n[(o+t)*mN+j] * u[o+t]
+				}
+				acc := sc.acc[j*mG : (j+1)*mG]
+				v := vp[:T]
+				for k := range acc {
+					acc[k] += floats.Dot(v, wp[mG-1-k:mG-1-k+T])
+				}
+			}
+		}
+	})
+	if withDg {
+		for _, w := range sc {
+			floats.Add(dg[:mN*mG], w.acc[:mN*mG])
+		}
+	}
+	c.put(sc)
+}
+
+// LinearForward implements Backend.LinearForward.
+func (c *CPU) LinearForward(s Seqs, mL int, u, lin, y []float64) {
+	const op = "LinearForward"
+	checkSeqs(op, s)
+	checkDims(op, mL)
+	N := s.Total()
+	need(op, "u", len(u), N)
+	need(op, "lin", len(lin), mL)
+	need(op, "y", len(y), N)
+	if mL == 0 {
+		return
+	}
+	sc := c.get(c.seqWorkers(s))
+	lrev := reversed(&sc[0].e, lin[:mL], 1, mL)
+	overSeqs(sc, s, nil, func(sc *scratch, o, T int) {
+		up := buf(&sc.a, mL-1+T)
+		clear(up[:mL-1])
+		copy(up[mL-1:], u[o:o+T])
+		yl := buf(&sc.b, T)
+		corr(yl, lrev, up)
+		floats.Add(y[o:o+T], yl)
+	})
+	c.put(sc)
+}
+
+// LinearBackward implements Backend.LinearBackward: one dot product per tap
+// against the zero-padded trajectory input, per-worker sums added in worker
+// order.
+func (c *CPU) LinearBackward(s Seqs, mL int, u, dy, dlin []float64) {
+	const op = "LinearBackward"
+	checkSeqs(op, s)
+	checkDims(op, mL)
+	N := s.Total()
+	need(op, "u", len(u), N)
+	need(op, "dy", len(dy), N)
+	need(op, "dlin", len(dlin), mL)
+	if mL == 0 {
+		return
+	}
+	sc := c.get(c.seqWorkers(s))
+	overSeqs(sc, s, func(sc *scratch) { zbuf(&sc.acc, mL) }, func(sc *scratch, o, T int) {
+		up := buf(&sc.a, mL-1+T)
+		clear(up[:mL-1])
+		copy(up[mL-1:], u[o:o+T])
+		d := dy[o : o+T]
+		for k := range mL {
+			sc.acc[k] += floats.Dot(d, up[mL-1-k:mL-1-k+T])
+		}
+	})
+	for _, w := range sc {
+		floats.Add(dlin[:mL], w.acc[:mL])
+	}
+	c.put(sc)
+}
+
+// reversed returns the rows×m matrix g with every row reversed, in *p. It is
+// written once per call into worker 0's scratch field e (which no kernel uses
+// otherwise) and only read by the workers.
+func reversed(p *[]float64, g []float64, rows, m int) []float64 {
+	r := buf(p, rows*m)
+	for j := range rows {
+		for k := range m {
+			r[j*m+m-1-k] = g[j*m+k]
+		}
+	}
+	return r
+}

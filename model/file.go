@@ -1,0 +1,275 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/data"
+)
+
+// Format and Version identify the model file; a reader must refuse any other
+// format and any version newer than it knows.
+const (
+	Format  = "gputrain-nfir"
+	Version = 1
+)
+
+// ErrFormat reports a file that is not a valid model file.
+var ErrFormat = errors.New("model: not a valid model file")
+
+// ErrNotPassive reports a model claiming passivity whose taps fail the
+// certificate.
+var ErrNotPassive = errors.New("model: passivity claim fails the certificate")
+
+// BranchCert is the certified minimum of Re G(e^{iω}) = Σ_k g(k) cos(kω) over
+// ω ∈ [0, π] of one FIR, and where it occurs.
+type BranchCert struct {
+	MinRe float64 `json:"min_re"`
+	Omega float64 `json:"omega"`
+}
+
+// Certificate is the passivity certificate of a model: Passive is true when
+// every branch FIR and the linear FIR have MinRe ≥ 0 (Theorem 2).
+type Certificate struct {
+	Passive  bool         `json:"passive"`
+	Branches []BranchCert `json:"branches"`
+	Linear   *BranchCert  `json:"linear,omitempty"`
+}
+
+// Certify computes the exact passivity certificate of the model's taps.
+func (m *NFIR) Certify() (Certificate, error) {
+	c := Certificate{Passive: true, Branches: []BranchCert{}}
+	for j := 0; j < m.Branches; j++ {
+		bc, err := convex.Certify(m.Branch(j))
+		if err != nil {
+			return c, fmt.Errorf("model: certify branch %d: %w", j, err)
+		}
+		c.Branches = append(c.Branches, BranchCert{MinRe: bc.MinRe, Omega: bc.Omega})
+		c.Passive = c.Passive && bc.Passive
+	}
+	if m.LinearTaps > 0 {
+		bc, err := convex.Certify(m.Lin)
+		if err != nil {
+			return c, fmt.Errorf("model: certify linear FIR: %w", err)
+		}
+		c.Linear = &BranchCert{MinRe: bc.MinRe, Omega: bc.Omega}
+		c.Passive = c.Passive && bc.Passive
+	}
+	return c, nil
+}
+
+// File is the JSON layout of a model file, documented in docs/MODEL_FORMAT.md.
+type File struct {
+	Format    string          `json:"format"`
+	Version   int             `json:"version"`
+	Structure FileStructure   `json:"structure"`
+	Ts        float64         `json:"ts,omitempty"`
+	Scalers   FileScalers     `json:"scalers"`
+	G         [][]float64     `json:"g"`
+	Linear    []float64       `json:"linear"`
+	MLP       FileMLP         `json:"mlp"`
+	Passivity FilePassivity   `json:"passivity"`
+	Training  json.RawMessage `json:"training,omitempty"`
+}
+
+// FileStructure is Structure in the file.
+type FileStructure struct {
+	Branches   int   `json:"branches"`
+	Taps       int   `json:"taps"`
+	R1         int   `json:"r1"`
+	R2         int   `json:"r2"`
+	Hidden     []int `json:"hidden"`
+	Feedback   bool  `json:"feedback"`
+	LinearTaps int   `json:"linear_taps"`
+}
+
+// FileScaler is one affine scaler s(x) = (x/scale − mean)/std.
+type FileScaler struct {
+	Scale float64 `json:"scale"`
+	Mean  float64 `json:"mean"`
+	Std   float64 `json:"std"`
+}
+
+// FileScalers holds the scalers of u and q.
+type FileScalers struct {
+	U FileScaler `json:"u"`
+	Q FileScaler `json:"q"`
+}
+
+// FileMLP is the lifting network: weights[l] is sizes[l+1]×sizes[l] row-major.
+type FileMLP struct {
+	Sizes   []int       `json:"sizes"`
+	Weights [][]float64 `json:"weights"`
+	Biases  [][]float64 `json:"biases"`
+}
+
+// FilePassivity records how the taps were constrained and the certificate.
+type FilePassivity struct {
+	Mode        string       `json:"mode"` // exact, sampled, kyp or none
+	Certificate *Certificate `json:"certificate"`
+}
+
+// Meta carries what the model file stores beside the operator.
+type Meta struct {
+	Ts       float64         // sampling time in seconds (0: unknown)
+	Mode     string          // passivity mode used in training
+	Training json.RawMessage // training hyper-parameters, free-form JSON object
+}
+
+// Encode writes m as a model file to w. A model whose mode is not "none" must
+// carry a passing certificate: the certificate is recomputed here, and a
+// failing one is an error, so a non-passive model is never written as passive.
+func Encode(w io.Writer, m *NFIR, meta Meta) error {
+	if err := m.Check(); err != nil {
+		return err
+	}
+	cert, err := m.Certify()
+	if err != nil {
+		return err
+	}
+	if meta.Mode == "" {
+		meta.Mode = "none"
+	}
+	if meta.Mode != "none" && !cert.Passive {
+		return fmt.Errorf("%w: mode %q but the certified minimum of Re G is negative (%+v)", ErrNotPassive, meta.Mode, cert)
+	}
+	f := File{
+		Format:  Format,
+		Version: Version,
+		Structure: FileStructure{Branches: m.Branches, Taps: m.Taps, R1: m.R1, R2: m.R2,
+			Hidden: append([]int{}, m.Hidden...), Feedback: m.Feedback, LinearTaps: m.LinearTaps},
+		Ts: meta.Ts,
+		Scalers: FileScalers{
+			U: FileScaler(m.UScaler),
+			Q: FileScaler(m.QScaler),
+		},
+		G:         [][]float64{},
+		Linear:    append([]float64{}, m.Lin...),
+		MLP:       FileMLP{Sizes: append([]int{}, m.Lift.Sizes...), Weights: m.Lift.W, Biases: m.Lift.B},
+		Passivity: FilePassivity{Mode: meta.Mode, Certificate: &cert},
+		Training:  meta.Training,
+	}
+	if f.MLP.Sizes == nil {
+		f.MLP = FileMLP{Sizes: []int{}, Weights: [][]float64{}, Biases: [][]float64{}}
+	}
+	for j := 0; j < m.Branches; j++ {
+		f.G = append(f.G, m.Branch(j))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	return enc.Encode(&f)
+}
+
+// Decode reads and validates a model file: format and version, every
+// dimension, finiteness, and — when the file claims passivity — the
+// certificate, recomputed from the taps.
+func Decode(r io.Reader) (*NFIR, Meta, error) {
+	var f File
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if f.Format != Format {
+		return nil, Meta{}, fmt.Errorf("%w: format %q, want %q", ErrFormat, f.Format, Format)
+	}
+	if f.Version < 1 || f.Version > Version {
+		return nil, Meta{}, fmt.Errorf("%w: version %d, this program reads versions 1..%d", ErrFormat, f.Version, Version)
+	}
+	s := Structure{Branches: f.Structure.Branches, Taps: f.Structure.Taps, R1: f.Structure.R1, R2: f.Structure.R2,
+		Hidden: f.Structure.Hidden, Feedback: f.Structure.Feedback, LinearTaps: f.Structure.LinearTaps}
+	if err := s.Check(); err != nil {
+		return nil, Meta{}, err
+	}
+	m := &NFIR{Structure: s, Lin: f.Linear,
+		UScaler: data.Scaler(f.Scalers.U), QScaler: data.Scaler(f.Scalers.Q),
+		Lift: MLP{Sizes: f.MLP.Sizes, W: f.MLP.Weights, B: f.MLP.Biases}}
+	if m.Lin == nil {
+		m.Lin = []float64{}
+	}
+	if len(f.G) != s.Branches {
+		return nil, Meta{}, fmt.Errorf("%w: %d tap vectors for %d branches", ErrShape, len(f.G), s.Branches)
+	}
+	for j, g := range f.G {
+		if len(g) != s.Taps {
+			return nil, Meta{}, fmt.Errorf("%w: branch %d has %d taps, want %d", ErrShape, j, len(g), s.Taps)
+		}
+		m.G = append(m.G, g...)
+	}
+	if m.G == nil {
+		m.G = []float64{}
+	}
+	if err := m.Check(); err != nil {
+		return nil, Meta{}, err
+	}
+	meta := Meta{Ts: f.Ts, Mode: f.Passivity.Mode, Training: f.Training}
+	switch meta.Mode {
+	case "none":
+	case "exact", "sampled", "kyp":
+		cert, err := m.Certify()
+		if err != nil {
+			return nil, Meta{}, err
+		}
+		if !cert.Passive {
+			return nil, Meta{}, fmt.Errorf("%w: mode %q, certified minima %+v", ErrNotPassive, meta.Mode, cert)
+		}
+	default:
+		return nil, Meta{}, fmt.Errorf("%w: passivity mode %q, want exact, sampled, kyp or none", ErrFormat, meta.Mode)
+	}
+	return m, meta, nil
+}
+
+// Save writes the model file atomically: to a temporary file in the same
+// directory, synced, then renamed over path, so a crash never leaves a
+// half-written model.
+func Save(path string, m *NFIR, meta Meta) error {
+	return WriteAtomic(path, func(w io.Writer) error { return Encode(w, m, meta) })
+}
+
+// Load reads and validates a model file.
+func Load(path string) (*NFIR, Meta, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("model: %w", err)
+	}
+	defer fh.Close()
+	m, meta, err := Decode(fh)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, meta, nil
+}
+
+// WriteAtomic writes a file through write into a temporary file beside path
+// and renames it into place only when write succeeded.
+func WriteAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Fit returns 100·(1 − ‖y − ŷ‖/‖y‖) over samples skip..end, the paper's
+// metric (eq. (25)); 100 is a perfect fit, and it is unbounded below.
+func Fit(y, yhat []float64, skip int) (float64, error) {
+	if len(y) != len(yhat) {
+		return 0, fmt.Errorf("%w: fit of %d samples against %d", ErrShape, len(yhat), len(y))
+	}
+	if skip < 0 || skip >= len(y) {
+		return 0, fmt.Errorf("%w: skip %d of %d samples", ErrShape, skip, len(y))
+	}
+	var e, s float64
+	for t := skip; t < len(y); t++ {
+		d := y[t] - yhat[t]
+		e += d * d
+		s += y[t] * y[t]
+	}
+	if s == 0 {
+		return 0, fmt.Errorf("%w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, skip)
+	}
+	return 100 * (1 - math.Sqrt(e)/math.Sqrt(s)), nil
+}
+
+// Summary condenses per-batch Fit values.
+type Summary struct {
+	Mean     float64   `json:"mean"`
+	Median   float64   `json:"median"`
+	Min      float64   `json:"min"`
+	Max      float64   `json:"max"`
+	PerBatch []float64 `json:"per_batch"`
+}
+
+// Summarize returns the mean, median, min and max of fits.
+func Summarize(fits []float64) Summary {
+	s := Summary{PerBatch: append([]float64(nil), fits...)}
+	if len(fits) == 0 {
+		return s
+	}
+	sorted := slices.Clone(fits)
+	slices.Sort(sorted)
+	n := len(sorted)
+	if n%2 == 1 {
+		s.Median = sorted[n/2]
+	} else {
+		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	s.Min, s.Max = sorted[0], sorted[n-1]
+	for _, v := range fits {
+		s.Mean += v
+	}
+	s.Mean /= float64(n)
+	return s
+}

@@ -1,0 +1,306 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/data"
+)
+
+var structures = []struct {
+	name string
+	s    Structure
+}{
+	{"FF", Structure{Branches: 3, Taps: 8, R1: 2, Hidden: []int{4}}},
+	{"FB", Structure{Branches: 3, Taps: 8, R1: 1, R2: 3, Hidden: []int{4, 4}, Feedback: true}},
+	{"FB+lin", Structure{Branches: 2, Taps: 6, R1: 3, R2: 2, Hidden: []int{5}, Feedback: true, LinearTaps: 7}},
+	{"lin", Structure{LinearTaps: 9}},
+}
+
+func randomModel(t *testing.T, s Structure, seed uint64) *NFIR {
+	t.Helper()
+	m, err := RandomPassive(s, rand.New(rand.NewPCG(seed, seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.UScaler = data.Scaler{Scale: 2, Mean: 0.1, Std: 0.7}
+	m.QScaler = data.Scaler{Scale: 3, Mean: -0.2, Std: 1.3}
+	return m
+}
+
+func randn(rng *rand.Rand, T int) []float64 {
+	u := make([]float64, T)
+	for i := range u {
+		u[i] = rng.NormFloat64()
+	}
+	return u
+}
+
+// TestCausality: changing u after τ leaves y(0..τ) unchanged, open and closed loop.
+func TestCausality(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range structures {
+		m := randomModel(t, tc.s, 3)
+		const T, tau = 40, 17
+		u := randn(rng, T)
+		q := randn(rng, T)
+		u2 := append([]float64(nil), u...)
+		q2 := append([]float64(nil), q...)
+		for i := tau + 1; i < T; i++ {
+			u2[i] = rng.NormFloat64()
+			q2[i] = rng.NormFloat64()
+		}
+		y1, _ := m.Forward(u, q)
+		y2, _ := m.Forward(u2, q2)
+		s1, _ := m.Simulate(u)
+		s2, _ := m.Simulate(u2)
+		for i := 0; i <= tau; i++ {
+			if y1[i] != y2[i] || s1[i] != s2[i] {
+				t.Fatalf("%s: output at %d changed when only the future (> %d) changed", tc.name, i, tau)
+			}
+		}
+	}
+}
+
+// minPassivity returns min over τ of Σ_{t≤τ} u(t)y(t) / ‖u‖².
+func minPassivity(u, y []float64) float64 {
+	nu := 0.0
+	for _, v := range u {
+		nu += v * v
+	}
+	s, m := 0.0, math.Inf(1)
+	for i := range u {
+		s += u[i] * y[i]
+		m = math.Min(m, s)
+	}
+	return m / nu
+}
+
+// adversarial returns an input that drives Σuy down: for fixed gains the
+// operator is y = M u with M = Σ_j N_j T_j N_j (+ linear Toeplitz); the
+// eigenvector of the smallest eigenvalue of sym(M) is the worst input for
+// those gains. A few fixed-point rounds adapt the gains to the input.
+func adversarial(m *NFIR, u0 []float64, closed bool) []float64 {
+	T := len(u0)
+	u := append([]float64(nil), u0...)
+	for round := 0; round < 4; round++ {
+		var n []float64
+		if closed {
+			_, n = m.Simulate(u)
+		} else {
+			n = m.Gains(u, u)
+		}
+		M := mat.NewSymDense(T, nil)
+		e := make([]float64, T)
+		cols := make([][]float64, T)
+		for c := 0; c < T; c++ {
+			clear(e)
+			e[c] = 1
+			cols[c] = m.Output(e, n)
+		}
+		for r := 0; r < T; r++ {
+			for c := r; c < T; c++ {
+				M.SetSym(r, c, (cols[c][r]+cols[r][c])/2)
+			}
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(M, true) {
+			break
+		}
+		var V mat.Dense
+		eig.VectorsTo(&V)
+		scale := math.Sqrt(float64(T))
+		for i := range u {
+			u[i] = V.At(i, 0) * scale * 3
+		}
+	}
+	return u
+}
+
+// TestTimeDomainPassivity: Σ_{t≤τ} u(t)y(t) ≥ −1e-9‖u‖² for every τ, for
+// random and adversarial inputs, FF and FB, open and closed loop — and a
+// control: the same test catches a model whose FIR is not passive.
+func TestTimeDomainPassivity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range structures {
+		m := randomModel(t, tc.s, 7)
+		for trial := 0; trial < 5; trial++ {
+			T := 30 + rng.IntN(40)
+			u := randn(rng, T)
+			for i := range u {
+				u[i] *= 5 * rng.Float64()
+			}
+			q := randn(rng, T)
+			yo, _ := m.Forward(u, q)
+			yc, _ := m.Simulate(u)
+			adv := adversarial(m, u, true)
+			ya, _ := m.Simulate(adv)
+			advO := adversarial(m, u, false)
+			yao, _ := m.Forward(advO, advO)
+			for name, v := range map[string]float64{
+				"open": minPassivity(u, yo), "closed": minPassivity(u, yc),
+				"adversarial closed": minPassivity(adv, ya), "adversarial open": minPassivity(advO, yao),
+			} {
+				if v < -1e-9 {
+					t.Errorf("%s %s: min_τ Σ u y / ‖u‖² = %g < −1e-9", tc.name, name, v)
+				}
+			}
+		}
+	}
+	// Control: a non-passive FIR (Re G < 0 somewhere) must be caught.
+	m := randomModel(t, Structure{LinearTaps: 5}, 1)
+	copy(m.Lin, []float64{0.1, 0, 1, 0, 0}) // Re G(π/2) = 0.1 − 1 < 0
+	adv := adversarial(m, randn(rng, 40), true)
+	ya, _ := m.Simulate(adv)
+	if v := minPassivity(adv, ya); v > -1e-3 {
+		t.Errorf("non-passive control: min ratio %g, the adversarial input should expose it", v)
+	}
+}
+
+func TestSimulateMatchesForwardOnItsOwnOutput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range structures {
+		m := randomModel(t, tc.s, 11)
+		u := randn(rng, 50)
+		ys, _ := m.Simulate(u)
+		yf, err := m.Forward(u, data.Q(ys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ys {
+			if math.Abs(ys[i]-yf[i]) > 1e-12*(1+math.Abs(ys[i])) {
+				t.Fatalf("%s: closed loop differs from open loop fed with its own output at %d: %g vs %g", tc.name, i, ys[i], yf[i])
+			}
+		}
+	}
+}
+
+func TestFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, tc := range structures {
+		m := randomModel(t, tc.s, 13)
+		path := filepath.Join(dir, tc.name+".json")
+		if err := Save(path, m, Meta{Ts: 0.02, Mode: "exact", Training: []byte(`{"lr":0.001}`)}); err != nil {
+			t.Fatal(err)
+		}
+		got, meta, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.Mode != "exact" || meta.Ts != 0.02 {
+			t.Errorf("%s: meta %+v", tc.name, meta)
+		}
+		u := randn(rng, 30)
+		y1, _ := m.Simulate(u)
+		y2, _ := got.Simulate(u)
+		for i := range y1 {
+			if y1[i] != y2[i] {
+				t.Fatalf("%s: loaded model differs at %d", tc.name, i)
+			}
+		}
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	m := randomModel(t, structures[1].s, 17)
+	var buf bytes.Buffer
+	if err := Encode(&buf, m, Meta{Mode: "exact"}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	nonPassive := m.Clone()
+	nonPassive.G[0] = -10
+	tests := []struct {
+		name string
+		text string
+		want error
+	}{
+		{"not json", "hello", ErrFormat},
+		{"format", strings.Replace(good, Format, "other", 1), ErrFormat},
+		{"version", strings.Replace(good, `"version": 1`, `"version": 99`, 1), ErrFormat},
+		{"unknown field", strings.Replace(good, `"format"`, `"extra": 1, "format"`, 1), ErrFormat},
+		{"mode", strings.Replace(good, `"mode": "exact"`, `"mode": "magic"`, 1), ErrFormat},
+		{"taps", strings.Replace(good, `"taps": 8`, `"taps": 7`, 1), ErrShape},
+		{"branches", strings.Replace(good, `"branches": 3`, `"branches": 4`, 1), ErrShape},
+	}
+	for _, tc := range tests {
+		if _, _, err := Decode(strings.NewReader(tc.text)); !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// A non-passive model is never written as passive, nor read as one.
+	if err := Encode(&buf, nonPassive, Meta{Mode: "exact"}); !errors.Is(err, ErrNotPassive) {
+		t.Errorf("encode non-passive as exact: %v", err)
+	}
+	buf.Reset()
+	if err := Encode(&buf, nonPassive, Meta{Mode: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	forged := strings.Replace(buf.String(), `"mode": "none"`, `"mode": "exact"`, 1)
+	if _, _, err := Decode(strings.NewReader(forged)); !errors.Is(err, ErrNotPassive) {
+		t.Errorf("decode forged passive claim: %v", err)
+	}
+	// Save never leaves a partial file behind.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	if err := Save(path, nonPassive, Meta{Mode: "exact"}); err == nil {
+		t.Fatal("saved a non-passive model as passive")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("failed save left files: %v", ents)
+	}
+}
+
+func TestFit(t *testing.T) {
+	y := []float64{1, 2, 3, 4}
+	tests := []struct {
+		yhat []float64
+		skip int
+		want float64
+	}{
+		{[]float64{1, 2, 3, 4}, 0, 100},
+		{[]float64{0, 0, 0, 0}, 0, 0},
+		{[]float64{9, 9, 3, 4}, 2, 100},
+		{[]float64{2, 4, 6, 8}, 0, 0},
+	}
+	for _, tc := range tests {
+		got, err := Fit(y, tc.yhat, tc.skip)
+		if err != nil || math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Fit(%v, skip %d) = %g, %v; want %g", tc.yhat, tc.skip, got, err, tc.want)
+		}
+	}
+	if _, err := Fit(y, y[:2], 0); !errors.Is(err, ErrShape) {
+		t.Error("length mismatch accepted")
+	}
+	s := Summarize([]float64{3, 1, 2, 10})
+	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.Mean != 4 {
+		t.Errorf("Summarize: %+v", s)
+	}
+}
+
+func TestFlatten(t *testing.T) {
+	m := randomModel(t, structures[1].s, 19)
+	theta := m.Lift.Flatten()
+	c := m.Clone()
+	for i := range theta {
+		theta[i] += 1
+	}
+	if err := c.Lift.SetFlat(theta); err != nil {
+		t.Fatal(err)
+	}
+	if c.Lift.W[0][0] != m.Lift.W[0][0]+1 || c.Lift.B[len(c.Lift.B)-1][0] != m.Lift.B[len(m.Lift.B)-1][0]+1 {
+		t.Error("SetFlat does not follow Flatten's order")
+	}
+	if err := c.Lift.SetFlat(theta[1:]); !errors.Is(err, ErrShape) {
+		t.Error("short θ accepted")
+	}
+}

@@ -1,0 +1,136 @@
+package trainer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/passivenfir/gputrain/model"
+)
+
+// ErrConfig reports an unusable training configuration.
+var ErrConfig = errors.New("trainer: bad configuration")
+
+// Config holds every hyper-parameter of Algorithm 1 and of the final
+// backpropagation-through-time step. JSON names mirror the CLI flags.
+type Config struct {
+	Structure model.Structure `json:"structure"`
+
+	Passivity string  `json:"passivity"` // exact, sampled, kyp or none
+	H         int     `json:"H"`         // sampled: frequencies h = 0..H
+	Eps       float64 `json:"eps"`       // sampled: Σ g(k)·2cos(hπk/H) ≥ Eps
+	Rho       float64 `json:"rho"`       // decay bound scale (≤ 0: no decay bounds)
+	Decay     float64 `json:"decay"`     // decay rate ρ_j of the bounds |g(k)| ≤ ρ ρ_j^k
+	GammaG    float64 `json:"gamma_g"`   // ridge weight on θ_G (on the sum of squared errors)
+
+	Iters       int     `json:"iters"`        // K
+	Epochs      int     `json:"epochs"`       // Adam epochs per θ_N step
+	Patience    int     `json:"patience"`     // early-stopping patience in epochs (0: none)
+	Batch       int     `json:"batch"`        // trajectories per Adam mini-batch
+	LR          float64 `json:"lr"`           // Adam learning rate
+	WeightDecay float64 `json:"weight_decay"` // decoupled weight decay (AdamW)
+	Clip        float64 `json:"clip"`         // global gradient-norm clip (0: none)
+
+	BPTTEpochs   int     `json:"bptt_epochs"` // 0: no BPTT step
+	BPTTBatch    int     `json:"bptt_batch"`
+	BPTTLR       float64 `json:"bptt_lr"` // peak of the one-cycle schedule
+	BPTTClip     float64 `json:"bptt_clip"`
+	BPTTPatience int     `json:"bptt_patience"`
+
+	Seed    uint64 `json:"seed"`
+	Workers int    `json:"workers"` // 0: GOMAXPROCS
+	Device  string `json:"device"`  // cpu or cuda
+
+	// Progress, when set, receives one event per θ_G step, epoch and
+	// evaluation.
+	Progress func(Event) `json:"-"`
+}
+
+// DefaultConfig returns the paper's mass-spring-damper settings (Section
+// VI-A): a passive FB NFIR with m_N = 10, m_G = 50, R1 = R2 = 1, a 4×4 MLP,
+// K = 5, H = 10000, ρ = 100, ρ_j = 0.93, ε = 1e-2, γ_G = 1; Adam with
+// learning rate 1e-3, weight decay 1e-5, clip 5, 8 trajectories a batch, up
+// to 1000 epochs with patience 300. Passivity is "exact" (certified, no ε or
+// H to guess); BPTT is off.
+func DefaultConfig() Config {
+	return Config{
+		Structure: model.Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Hidden: []int{4, 4}, Feedback: true},
+		Passivity: "exact", H: 10000, Eps: 1e-2, Rho: 100, Decay: 0.93, GammaG: 1,
+		Iters: 5, Epochs: 1000, Patience: 300, Batch: 8, LR: 1e-3, WeightDecay: 1e-5, Clip: 5,
+		BPTTEpochs: 0, BPTTBatch: 8, BPTTLR: 5e-5, BPTTClip: 1, BPTTPatience: 20,
+		Seed: 1, Device: "cpu",
+	}
+}
+
+// Check reports the first unusable setting.
+func (c *Config) Check() error {
+	if err := c.Structure.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	}
+	switch c.Passivity {
+	case "exact", "kyp", "none":
+	case "sampled":
+		if c.H < 1 {
+			return bad("sampled passivity needs H ≥ 1, have %d", c.H)
+		}
+		if c.Eps < 0 {
+			return bad("eps must be ≥ 0, have %g", c.Eps)
+		}
+	default:
+		return bad("passivity %q: want exact, sampled, kyp or none", c.Passivity)
+	}
+	if c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1) {
+		return bad("decay must be in (0, 1] when rho > 0, have %g", c.Decay)
+	}
+	switch {
+	case c.GammaG < 0:
+		return bad("gamma-g must be ≥ 0, have %g", c.GammaG)
+	case c.Iters < 1:
+		return bad("iters must be ≥ 1, have %d", c.Iters)
+	case c.Epochs < 0 || c.Patience < 0 || c.BPTTEpochs < 0 || c.BPTTPatience < 0:
+		return bad("epochs and patience must be ≥ 0")
+	case c.Batch < 1 || (c.BPTTEpochs > 0 && c.BPTTBatch < 1):
+		return bad("batch sizes must be ≥ 1")
+	case !(c.LR > 0) || (c.BPTTEpochs > 0 && !(c.BPTTLR > 0)):
+		return bad("learning rates must be > 0")
+	case c.WeightDecay < 0 || c.Clip < 0 || c.BPTTClip < 0:
+		return bad("weight decay and clip must be ≥ 0")
+	case c.Workers < 0:
+		return bad("workers must be ≥ 0")
+	}
+	switch c.Device {
+	case "", "cpu", "cuda":
+	default:
+		return bad("device %q: want cpu or cuda", c.Device)
+	}
+	return nil
+}
+
+// Event is one line of training progress.
+type Event struct {
+	Stage    string        `json:"stage"` // theta_g, adam, bptt, eval
+	Iter     int           `json:"iter"`
+	Epoch    int           `json:"epoch,omitempty"`
+	Epochs   int           `json:"epochs,omitempty"`
+	Loss     float64       `json:"loss"`      // training loss of the stage (MSE per sample)
+	TrainFit float64       `json:"train_fit"` // aggregate training Fit % of the stage's predictor
+	ValFit   float64       `json:"val_fit"`   // validation Fit % (open loop for adam, closed loop median for eval and bptt)
+	Elapsed  time.Duration `json:"elapsed"`
+	Note     string        `json:"note,omitempty"`
+}
+
+// String formats the event as one progress line.
+func (e Event) String() string {
+	s := fmt.Sprintf("%-7s iter %d", e.Stage, e.Iter+1)
+	if e.Epochs > 0 {
+		s += fmt.Sprintf(" epoch %4d/%d", e.Epoch+1, e.Epochs)
+	}
+	s += fmt.Sprintf("  loss %.4g  train fit %6.2f%%  val fit %6.2f%%  %6.1fs", e.Loss, e.TrainFit, e.ValFit, e.Elapsed.Seconds())
+	if e.Note != "" {
+		s += "  " + e.Note
+	}
+	return s
+}

@@ -1,0 +1,74 @@
+package trainer
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// Eval is the Fit of a model on a data set, per batch and summarized.
+type Eval struct {
+	ClosedLoop model.Summary `json:"closed_loop"` // the deployed model: q(t) = ŷ(t−1)
+	OpenLoop   model.Summary `json:"open_loop"`   // q(t) = y(t−1) from the data (one-step-ahead); equals ClosedLoop for FF models
+}
+
+// Evaluate simulates m on every batch of d and scores Fit % from sample skip
+// on, against the noise-free output when the data set has it (YClean), else
+// against the measured output.
+func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
+	if d == nil || len(d.Batches) == 0 {
+		return Eval{}, ErrNoData
+	}
+	if err := m.Check(); err != nil {
+		return Eval{}, err
+	}
+	nb := len(d.Batches)
+	closed := make([]float64, nb)
+	open := make([]float64, nb)
+	errs := make([]error, nb)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range d.Batches {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			b := d.Batches[i]
+			target := b.Y
+			if b.YClean != nil {
+				target = b.YClean
+			}
+			if len(b.U) != len(b.Y) {
+				errs[i] = fmt.Errorf("trainer: batch %d: u has %d samples, y %d", i, len(b.U), len(b.Y))
+				return
+			}
+			ys, _ := m.Simulate(b.U)
+			if closed[i], errs[i] = model.Fit(target, ys, skip); errs[i] != nil {
+				errs[i] = fmt.Errorf("trainer: batch %d: %w", i, errs[i])
+				return
+			}
+			if !m.Feedback {
+				open[i] = closed[i]
+				return
+			}
+			yo, err := m.Forward(b.U, data.Q(b.Y))
+			if err == nil {
+				open[i], err = model.Fit(target, yo, skip)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("trainer: batch %d: %w", i, err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return Eval{}, err
+		}
+	}
+	return Eval{ClosedLoop: model.Summarize(closed), OpenLoop: model.Summarize(open)}, nil
+}

@@ -1,0 +1,517 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/convex/kyp"
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/graph"
+	"github.com/passivenfir/gputrain/kernels"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// Result is a trained model with its certificate and training history.
+type Result struct {
+	Model      *model.NFIR
+	Meta       model.Meta
+	Cert       model.Certificate
+	History    []Event
+	BestValFit float64 // median closed-loop validation Fit of the returned model (NaN without validation data)
+}
+
+// session is the state of one training run.
+type session struct {
+	cfg    Config
+	be     kernels.Backend
+	m      *model.NFIR
+	theta  []float64
+	rng    *rand.Rand
+	start  time.Time
+	hist   []Event
+	train  traj
+	val    traj
+	open   *graph.OpenLoop
+	closed *graph.ClosedLoopNet
+	warm   *convex.Solution
+	best   *model.NFIR
+	bestV  float64
+}
+
+// traj holds a data set's trajectories with their precomputed open-loop
+// features, so that mini-batches are concatenations and need no recomputation.
+type traj struct {
+	d      *data.Dataset
+	x      [][]float64 // per trajectory features (rows × F)
+	full   *graph.Batch
+	sumYY  float64
+	target [][]float64 // what fits are scored against: YClean when known, else Y
+}
+
+// Train runs Algorithm 1 on train, keeping the model with the best median
+// closed-loop Fit on val (val may be nil: then the last model is kept). When
+// ctx is cancelled it returns the best model so far together with ctx.Err().
+func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	mem := cfg.Structure.Memory()
+	if train == nil || len(train.Batches) == 0 {
+		return nil, fmt.Errorf("%w: no training data", ErrConfig)
+	}
+	if err := train.Validate(1); err != nil {
+		return nil, fmt.Errorf("trainer: training data: %w", err)
+	}
+	if val != nil && len(val.Batches) == 0 {
+		val = nil
+	}
+	if val != nil {
+		if err := val.Validate(1); err != nil {
+			return nil, fmt.Errorf("trainer: validation data: %w", err)
+		}
+	}
+	_ = mem
+	s := &session{cfg: cfg, start: time.Now(), bestV: math.Inf(-1)}
+	s.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	var err error
+	if s.be, err = backend(cfg); err != nil {
+		return nil, err
+	}
+	if s.m, err = model.New(cfg.Structure); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	var us, ys [][]float64
+	for _, b := range train.Batches {
+		us, ys = append(us, b.U), append(ys, b.Y)
+	}
+	s.m.UScaler = data.FitScaler(us...)
+	s.m.QScaler = data.FitScaler(ys...)
+	if cfg.Structure.Branches > 0 {
+		s.m.Lift.InitXavier(s.rng)
+	}
+	s.theta = s.m.Lift.Flatten()
+	if s.train, err = s.prepare(train); err != nil {
+		return nil, err
+	}
+	if val != nil {
+		if s.val, err = s.prepare(val); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Structure.Branches > 0 {
+		if s.open, err = graph.NewOpenLoop(s.m, s.be); err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		if cfg.BPTTEpochs > 0 {
+			if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
+				return nil, fmt.Errorf("trainer: %w", err)
+			}
+		}
+	}
+	runErr := s.run(ctx)
+	if runErr != nil && s.best == nil {
+		return nil, runErr
+	}
+	if s.best == nil { // no validation data: the last model
+		s.best = s.m.Clone()
+		s.bestV = math.NaN()
+	}
+	cert, err := s.best.Certify()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Passivity != "none" && !cert.Passive {
+		// Every θ_G comes from the constrained solver and is certified there;
+		// reaching this line is a bug, and a non-passive model must not leave.
+		return nil, fmt.Errorf("trainer: internal error: %s-mode model fails its passivity certificate %+v", cfg.Passivity, cert)
+	}
+	raw, _ := json.Marshal(cfg)
+	res := &Result{
+		Model:      s.best,
+		Meta:       model.Meta{Ts: train.Ts, Mode: cfg.Passivity, Training: raw},
+		Cert:       cert,
+		History:    s.hist,
+		BestValFit: s.bestV,
+	}
+	s.emit(Event{Stage: "done", Iter: cfg.Iters - 1, ValFit: s.bestV})
+	return res, runErr
+}
+
+func backend(cfg Config) (kernels.Backend, error) {
+	if cfg.Device == "" || cfg.Device == "cpu" {
+		return &kernels.CPU{Workers: cfg.Workers}, nil
+	}
+	be, err := kernels.NewBackend(cfg.Device)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: device %s: %w", cfg.Device, err)
+	}
+	return be, nil
+}
+
+func (s *session) prepare(d *data.Dataset) (traj, error) {
+	t := traj{d: d}
+	var us, qs, ys [][]float64
+	for _, b := range d.Batches {
+		q := data.Q(b.Y)
+		us, qs, ys = append(us, b.U), append(qs, q), append(ys, b.Y)
+		t.x = append(t.x, s.m.Features(b.U, q))
+		for _, v := range b.Y {
+			t.sumYY += v * v
+		}
+		if b.YClean != nil {
+			t.target = append(t.target, b.YClean)
+		} else {
+			t.target = append(t.target, b.Y)
+		}
+	}
+	full, err := graph.NewBatch(s.m, us, qs, ys)
+	if err != nil {
+		return t, fmt.Errorf("trainer: %w", err)
+	}
+	t.full = full
+	return t, nil
+}
+
+// batch concatenates the trajectories idx of t into one graph batch.
+func (t *traj) batch(idx []int) *graph.Batch {
+	lens := make([]int, len(idx))
+	var x, u, y []float64
+	for i, b := range idx {
+		bt := t.d.Batches[b]
+		lens[i] = len(bt.U)
+		x = append(x, t.x[b]...)
+		u = append(u, bt.U...)
+		y = append(y, bt.Y...)
+	}
+	seqs, _ := kernels.NewSeqs(lens...) // lengths come from validated data
+	return &graph.Batch{Seqs: seqs, X: x, U: u, Y: y}
+}
+
+func (s *session) emit(e Event) {
+	e.Elapsed = time.Since(s.start)
+	s.hist = append(s.hist, e)
+	if s.cfg.Progress != nil {
+		s.cfg.Progress(e)
+	}
+}
+
+func (s *session) run(ctx context.Context) error {
+	K := s.cfg.Iters
+	if s.cfg.Structure.Branches == 0 {
+		K = 1 // a linear FIR has no θ_N: one convex solve is the optimum
+	}
+	for k := 0; k < K; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.thetaG(k); err != nil {
+			return err
+		}
+		if s.cfg.Structure.Branches > 0 {
+			var err error
+			if k == K-1 && s.cfg.BPTTEpochs > 0 {
+				err = s.bptt(ctx, k)
+			} else {
+				err = s.adamStep(ctx, k)
+			}
+			if err := s.evaluate(k); err != nil {
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.evaluate(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blocks returns the constraint blocks of θ_G: one per branch FIR and one
+// for the parallel linear FIR.
+func (s *session) blocks(kind convex.Kind) []convex.Block {
+	st := s.cfg.Structure
+	var bl []convex.Block
+	add := func(off, n int) {
+		if n == 0 {
+			return
+		}
+		b := convex.Block{Offset: off, Len: n, Kind: kind}
+		if s.cfg.Passivity == "none" {
+			return
+		}
+		if s.cfg.Passivity == "sampled" {
+			b.H, b.Eps = s.cfg.H, s.cfg.Eps
+		}
+		if s.cfg.Rho > 0 {
+			b.Rho, b.Decay = s.cfg.Rho, s.cfg.Decay
+		}
+		bl = append(bl, b)
+	}
+	for j := 0; j < st.Branches; j++ {
+		add(j*st.Taps, st.Taps)
+	}
+	add(st.Branches*st.Taps, st.LinearTaps)
+	return bl
+}
+
+// thetaG is the θ_G update of Algorithm 1: assemble the normal equations for
+// the current gains and solve the constrained least squares.
+func (s *session) thetaG(k int) error {
+	st := s.cfg.Structure
+	full := s.train.full
+	rows := full.Seqs.Total()
+	n := make([]float64, rows*st.Branches)
+	if st.Branches > 0 {
+		if err := s.open.Gains(full, s.theta, n); err != nil {
+			return fmt.Errorf("trainer: gains: %w", err)
+		}
+	}
+	nt := st.Branches*st.Taps + st.LinearTaps
+	P := make([]float64, nt*nt)
+	b := make([]float64, nt)
+	yy := s.be.Gram(full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
+	prob := &convex.Problem{P: mat.NewSymDense(nt, P), B: b, GammaG: s.cfg.GammaG}
+	var x []float64
+	note := ""
+	switch s.cfg.Passivity {
+	case "kyp":
+		prob.Blocks = s.blocks(convex.Exact)
+		sol, err := kyp.Solve(prob, nil)
+		if err != nil {
+			return fmt.Errorf("trainer: θ_G step (kyp): %w", err)
+		}
+		x = sol.X
+	default:
+		kind := convex.Exact
+		switch s.cfg.Passivity {
+		case "sampled":
+			kind = convex.Sampled
+		case "none":
+			kind = convex.None
+		}
+		prob.Blocks = s.blocks(kind)
+		sol, err := convex.Solve(prob, &convex.Options{Warm: s.warm})
+		if err != nil {
+			return fmt.Errorf("trainer: θ_G step: %w", err)
+		}
+		if kind == convex.Sampled {
+			// Theorem 3's ε and H are guesses; a branch that dips below zero
+			// between the samples is re-solved in exact mode.
+			failed := 0
+			for i, c := range sol.Certificates {
+				if !c.Passive {
+					prob.Blocks[i].Kind = convex.Exact
+					failed++
+				}
+			}
+			if failed > 0 {
+				note = fmt.Sprintf("%d FIR(s) failed the certificate with eps=%g, H=%d: re-solved in exact mode", failed, s.cfg.Eps, s.cfg.H)
+				if sol, err = convex.Solve(prob, &convex.Options{Warm: sol}); err != nil {
+					return fmt.Errorf("trainer: θ_G step (exact fallback): %w", err)
+				}
+			}
+		}
+		s.warm = sol
+		x = sol.X
+	}
+	copy(s.m.G, x[:st.Branches*st.Taps])
+	copy(s.m.Lin, x[st.Branches*st.Taps:])
+	// SSE at the solution: yy − 2bᵀθ + θᵀPθ.
+	Px := make([]float64, nt)
+	sse := yy
+	for i := 0; i < nt; i++ {
+		acc := 0.0
+		for j := 0; j < nt; j++ {
+			acc += P[i*nt+j] * x[j]
+		}
+		Px[i] = acc
+		sse += x[i]*acc - 2*b[i]*x[i]
+	}
+	sse = math.Max(sse, 0)
+	s.emit(Event{Stage: "theta_g", Iter: k, Loss: sse / float64(rows), TrainFit: aggFit(sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
+	return nil
+}
+
+func aggFit(sse, yy float64) float64 {
+	if yy == 0 {
+		return math.NaN()
+	}
+	return 100 * (1 - math.Sqrt(sse/yy))
+}
+
+// adamStep is the θ_N update of Algorithm 1: Adam on the open-loop loss with
+// early stopping on the open-loop validation loss; the best θ_N is kept.
+func (s *session) adamStep(ctx context.Context, k int) error {
+	cfg := s.cfg
+	opt := newAdam(len(s.theta))
+	grad := make([]float64, len(s.theta))
+	bestTheta := append([]float64(nil), s.theta...)
+	bestLoss, since := math.Inf(1), 0
+	nb := len(s.train.d.Batches)
+	idx := make([]int, nb)
+	for i := range idx {
+		idx[i] = i
+	}
+	for ep := 0; ep < cfg.Epochs; ep++ {
+		if err := ctx.Err(); err != nil {
+			copy(s.theta, bestTheta)
+			return err
+		}
+		s.rng.Shuffle(nb, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		sse, rows := 0.0, 0
+		for lo := 0; lo < nb; lo += cfg.Batch {
+			b := s.train.batch(idx[lo:min(lo+cfg.Batch, nb)])
+			loss, err := s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+			if err != nil {
+				return fmt.Errorf("trainer: adam: %w", err)
+			}
+			r := b.Seqs.Total()
+			sse += loss * float64(r)
+			rows += r
+			clipNorm(grad, cfg.Clip)
+			opt.step(s.theta, grad, cfg.LR, cfg.WeightDecay)
+		}
+		trainLoss := sse / float64(rows)
+		monitor, valFit := trainLoss, math.NaN()
+		if s.val.full != nil {
+			vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, grad)
+			if err != nil {
+				return fmt.Errorf("trainer: adam validation: %w", err)
+			}
+			monitor = vl
+			valFit = aggFit(vl*float64(s.val.full.Seqs.Total()), s.val.sumYY)
+		}
+		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
+			copy(s.theta, bestTheta)
+			return fmt.Errorf("trainer: adam: the loss diverged at epoch %d; lower --lr or --clip", ep+1)
+		}
+		s.emit(Event{Stage: "adam", Iter: k, Epoch: ep, Epochs: cfg.Epochs, Loss: trainLoss,
+			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
+		if monitor < bestLoss {
+			bestLoss, since = monitor, 0
+			copy(bestTheta, s.theta)
+		} else if since++; cfg.Patience > 0 && since >= cfg.Patience {
+			break
+		}
+	}
+	copy(s.theta, bestTheta)
+	return nil
+}
+
+// bptt replaces the last θ_N update: Adam on the closed-loop simulation error
+// through time, one-cycle learning rate, early stopping on the closed-loop
+// validation error.
+func (s *session) bptt(ctx context.Context, k int) error {
+	cfg := s.cfg
+	opt := newAdam(len(s.theta))
+	grad := make([]float64, len(s.theta))
+	bestTheta := append([]float64(nil), s.theta...)
+	bestLoss, since := math.Inf(1), 0
+	nb := len(s.train.d.Batches)
+	idx := make([]int, nb)
+	for i := range idx {
+		idx[i] = i
+	}
+	steps := cfg.BPTTEpochs * ((nb + cfg.BPTTBatch - 1) / cfg.BPTTBatch)
+	step := 0
+	var yv []float64
+	if s.val.full != nil {
+		yv = make([]float64, s.val.full.Seqs.Total())
+		// The starting point counts: BPTT must not make the model worse.
+		if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
+			return fmt.Errorf("trainer: bptt validation: %w", err)
+		}
+		bestLoss = mse(yv, s.val.full.Y)
+	}
+	for ep := 0; ep < cfg.BPTTEpochs; ep++ {
+		if err := ctx.Err(); err != nil {
+			copy(s.theta, bestTheta)
+			return err
+		}
+		s.rng.Shuffle(nb, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		sse, rows := 0.0, 0
+		for lo := 0; lo < nb; lo += cfg.BPTTBatch {
+			b := s.train.batch(idx[lo:min(lo+cfg.BPTTBatch, nb)])
+			loss, err := s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+			if err != nil {
+				return fmt.Errorf("trainer: bptt: %w", err)
+			}
+			r := b.Seqs.Total()
+			sse += loss * float64(r)
+			rows += r
+			clipNorm(grad, cfg.BPTTClip)
+			opt.step(s.theta, grad, oneCycle(step, steps, cfg.BPTTLR), cfg.WeightDecay)
+			step++
+		}
+		trainLoss := sse / float64(rows)
+		monitor, valFit := trainLoss, math.NaN()
+		if yv != nil {
+			if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
+				return fmt.Errorf("trainer: bptt validation: %w", err)
+			}
+			monitor = mse(yv, s.val.full.Y)
+			valFit = aggFit(monitor*float64(len(yv)), s.val.sumYY)
+		}
+		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
+			copy(s.theta, bestTheta)
+			return fmt.Errorf("trainer: bptt: the loss diverged at epoch %d; lower --bptt-lr", ep+1)
+		}
+		s.emit(Event{Stage: "bptt", Iter: k, Epoch: ep, Epochs: cfg.BPTTEpochs, Loss: trainLoss,
+			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
+		if monitor < bestLoss {
+			bestLoss, since = monitor, 0
+			copy(bestTheta, s.theta)
+		} else if since++; cfg.BPTTPatience > 0 && since >= cfg.BPTTPatience {
+			break
+		}
+	}
+	copy(s.theta, bestTheta)
+	return nil
+}
+
+func mse(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return s / float64(len(a))
+}
+
+// evaluate scores the current model on validation data in closed loop and
+// keeps it when it is the best so far.
+func (s *session) evaluate(k int) error {
+	if err := s.m.Lift.SetFlat(s.theta); err != nil {
+		return err
+	}
+	if s.val.d == nil {
+		s.emit(Event{Stage: "eval", Iter: k, ValFit: math.NaN()})
+		return nil
+	}
+	ev, err := Evaluate(s.m, s.val.d, 0)
+	if err != nil {
+		return err
+	}
+	v := ev.ClosedLoop.Median
+	note := ""
+	if v > s.bestV || s.best == nil {
+		s.best, s.bestV = s.m.Clone(), v
+		note = "best so far"
+	}
+	s.emit(Event{Stage: "eval", Iter: k, ValFit: v, TrainFit: math.NaN(), Note: note})
+	return nil
+}
+
+// ErrNoData reports an evaluation on an empty data set.
+var ErrNoData = errors.New("trainer: no trajectories to evaluate")

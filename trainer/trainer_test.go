@@ -1,0 +1,241 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+)
+
+func TestAdamMatchesReference(t *testing.T) {
+	// Two steps of AdamW by hand on f(θ) = ½θ², from θ = 1, lr 0.1, wd 0.01.
+	a := newAdam(1)
+	theta := []float64{1}
+	lr, wd := 0.1, 0.01
+	ref := 1.0
+	m, v := 0.0, 0.0
+	for step := 1; step <= 2; step++ {
+		g := theta[0]
+		a.step(theta, []float64{g}, lr, wd)
+		m = 0.9*m + 0.1*g
+		v = 0.999*v + 0.001*g*g
+		mh, vh := m/(1-math.Pow(0.9, float64(step))), v/(1-math.Pow(0.999, float64(step)))
+		ref -= lr * (wd*ref + mh/(math.Sqrt(vh)+1e-8))
+		if math.Abs(theta[0]-ref) > 1e-15 {
+			t.Fatalf("step %d: θ = %.17g, reference %.17g", step, theta[0], ref)
+		}
+	}
+}
+
+func TestClipNorm(t *testing.T) {
+	g := []float64{3, 4}
+	if n := clipNorm(g, 1); n != 5 || math.Abs(math.Hypot(g[0], g[1])-1) > 1e-15 {
+		t.Errorf("clip: norm %g, clipped %v", n, g)
+	}
+	g = []float64{0.3, 0.4}
+	clipNorm(g, 1)
+	if g[0] != 0.3 || g[1] != 0.4 {
+		t.Errorf("clip changed a small gradient: %v", g)
+	}
+}
+
+func TestOneCycle(t *testing.T) {
+	const total, peak = 100, 5e-5
+	if got := oneCycle(0, total, peak); math.Abs(got-peak/25) > 1e-18 {
+		t.Errorf("start %g, want %g", got, peak/25)
+	}
+	maxLR := 0.0
+	for s := 0; s < total; s++ {
+		maxLR = math.Max(maxLR, oneCycle(s, total, peak))
+	}
+	if math.Abs(maxLR-peak) > 1e-18 {
+		t.Errorf("peak %g, want %g", maxLR, peak)
+	}
+	if got := oneCycle(total-1, total, peak); math.Abs(got-peak/25/1e4) > 1e-18 {
+		t.Errorf("end %g", got)
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	bad := []func(*Config){
+		func(c *Config) { c.Passivity = "maybe" },
+		func(c *Config) { c.Iters = 0 },
+		func(c *Config) { c.LR = 0 },
+		func(c *Config) { c.Batch = 0 },
+		func(c *Config) { c.Structure.Taps = -1 },
+		func(c *Config) { c.Passivity, c.H = "sampled", 0 },
+		func(c *Config) { c.Decay = 1.5 },
+		func(c *Config) { c.Device = "tpu" },
+	}
+	for i, f := range bad {
+		c := DefaultConfig()
+		f(&c)
+		if err := c.Check(); !errors.Is(err, ErrConfig) {
+			t.Errorf("case %d: err = %v, want ErrConfig", i, err)
+		}
+	}
+	c := DefaultConfig()
+	if err := c.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// simulate makes a data set from a known model.
+func simulate(m *model.NFIR, batches, T int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	d := &data.Dataset{Name: "nfir", Ts: 1}
+	for b := 0; b < batches; b++ {
+		u := make([]float64, T)
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		y, _ := m.Simulate(u)
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
+	}
+	return d
+}
+
+// TestLinearFIRRecovery: with no lifting, Algorithm 1 is one convex solve,
+// which must recover a passive FIR from its own noise-free data.
+func TestLinearFIRRecovery(t *testing.T) {
+	truth, _ := model.RandomPassive(model.Structure{LinearTaps: 12}, rand.New(rand.NewPCG(1, 1)))
+	train := simulate(truth, 6, 120, 2)
+	for _, mode := range []string{"exact", "sampled", "none", "kyp"} {
+		cfg := DefaultConfig()
+		cfg.Structure = model.Structure{LinearTaps: 12}
+		cfg.Passivity, cfg.GammaG, cfg.Rho, cfg.H, cfg.Eps = mode, 1e-9, 0, 2000, 0
+		res, err := Train(context.Background(), cfg, train, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		for k, g := range res.Model.Lin {
+			if math.Abs(g-truth.Lin[k]) > 1e-5*(1+math.Abs(truth.Lin[k])) {
+				t.Errorf("%s: tap %d = %g, truth %g", mode, k, g, truth.Lin[k])
+			}
+		}
+		if mode != "none" && !res.Cert.Passive {
+			t.Errorf("%s: not certified passive", mode)
+		}
+	}
+}
+
+// TestNFIRRecovery: Algorithm 1 fits a random passive FB NFIR from its own
+// data far better than the best linear FIR, and the result is certified.
+func TestNFIRRecovery(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 8, R1: 1, R2: 1, Hidden: []int{4}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(4, 4)))
+	for j := range truth.Lift.W[1] {
+		truth.Lift.W[1][j] *= 3 // strongly input-dependent gains
+	}
+	train := simulate(truth, 40, 100, 5)
+	val := simulate(truth, 10, 100, 6)
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs, cfg.Patience, cfg.LR, cfg.GammaG, cfg.Rho = 3, 60, 20, 1e-2, 1e-6, 0
+	res, err := Train(context.Background(), cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin := DefaultConfig()
+	lin.Structure = model.Structure{LinearTaps: 8}
+	lin.GammaG, lin.Rho = 1e-6, 0
+	lres, err := Train(context.Background(), lin, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := Evaluate(res.Model, val, 0)
+	lev, _ := Evaluate(lres.Model, val, 0)
+	t.Logf("closed-loop val median fit: NFIR %.2f%%, linear FIR %.2f%%", ev.ClosedLoop.Median, lev.ClosedLoop.Median)
+	if !res.Cert.Passive || !lres.Cert.Passive {
+		t.Fatal("not certified passive")
+	}
+	if ev.ClosedLoop.Median < 90 || ev.ClosedLoop.Median < lev.ClosedLoop.Median+3 {
+		t.Errorf("NFIR fit %.2f%% (linear %.2f%%): want ≥ 90%% and ≥ linear + 3", ev.ClosedLoop.Median, lev.ClosedLoop.Median)
+	}
+}
+
+// TestMSDSmall is a small mass-spring-damper run that must reach a stated
+// fit in CI time: the paper's problem at reduced size.
+func TestMSDSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short mode")
+	}
+	train, err := data.GenerateMSD(data.MSDConfig{Batches: 60, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, err := data.GenerateMSD(data.MSDConfig{Batches: 20, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Structure.Branches = 4
+	cfg.Iters, cfg.Epochs, cfg.Patience = 2, 40, 20
+	cfg.LR = 5e-3
+	res, err := Train(context.Background(), cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := Evaluate(res.Model, val, 0)
+	t.Logf("MSD small: closed-loop val median fit %.2f%%, open loop %.2f%%, cert %+v", ev.ClosedLoop.Median, ev.OpenLoop.Median, res.Cert.Branches[0])
+	if !res.Cert.Passive {
+		t.Fatal("not certified passive")
+	}
+	if ev.ClosedLoop.Median < 75 {
+		t.Errorf("closed-loop median fit %.2f%% < 75%%", ev.ClosedLoop.Median)
+	}
+}
+
+// TestDeterministic: the same seed and worker count give the same model.
+func TestDeterministic(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(8, 8)))
+	train := simulate(truth, 12, 60, 9)
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs, cfg.BPTTEpochs, cfg.Workers = 2, 3, 2, 2
+	a, err := Train(context.Background(), cfg, train, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Train(context.Background(), cfg, train, train)
+	ta, tb := a.Model.Lift.Flatten(), b.Model.Lift.Flatten()
+	for i := range ta {
+		if ta[i] != tb[i] {
+			t.Fatalf("θ_N[%d] differs between runs: %g vs %g", i, ta[i], tb[i])
+		}
+	}
+	for i := range a.Model.G {
+		if a.Model.G[i] != b.Model.G[i] {
+			t.Fatalf("θ_G[%d] differs between runs", i)
+		}
+	}
+}
+
+// TestCancel: a cancelled context returns the best model so far, which is
+// valid and passive, together with the context's error.
+func TestCancel(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(8, 8)))
+	train := simulate(truth, 12, 60, 9)
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs = 3, 1000
+	cfg.Progress = func(e Event) {
+		if e.Stage == "adam" && e.Iter == 1 && e.Epoch == 2 {
+			cancel()
+		}
+	}
+	res, err := Train(ctx, cfg, train, train)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || !res.Cert.Passive || res.Model.Check() != nil {
+		t.Fatalf("no valid passive model after cancel: %+v", res)
+	}
+}
