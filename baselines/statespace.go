@@ -5,6 +5,8 @@ import (
 	"math/cmplx"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/data"
 )
 
 // StateSpace is a discrete-time single-input single-output linear model
@@ -29,6 +31,12 @@ type StateSpace struct {
 	// shift of Chui and Maciejowski (1996).
 	Stabilized bool
 }
+
+// Both baselines are data.System values, so generic evaluation code can simulate them.
+var (
+	_ data.System = (*StateSpace)(nil)
+	_ data.System = (*FIRMLP)(nil)
+)
 
 // Order returns the state dimension n.
 func (s *StateSpace) Order() int {

@@ -5,12 +5,18 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/dsp/fourier"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // ipBlock is the working set of one constrained block inside the interior-point method.
 // Rows, in order: frequency rows Σ_k 2cos(ω_i k)·g(k) ≥ rhs (i < len(omega)), then, when ub is
 // not nil, upper rows −g(k) ≥ −ub[k] and lower rows g(k) ≥ −ub[k] (k < L).
+//
+// When gridH > 0 the block also has the gridH+1 uniform rows Σ_k 2cos(hπk/gridH)·g(k) ≥ rhs,
+// h = 0..gridH, placed last; they are applied with a DCT-I of length gridH+1 (gridH ≥ L), and
+// their share of AᵀDA, c(m) = Σ_h d_h cos(hπm/gridH), is one more DCT-I.
 type ipBlock struct {
 	off, L int
 	omega  []float64
@@ -18,14 +24,35 @@ type ipBlock struct {
 	rhs    float64
 	ub     []float64
 	row0   int
+
+	gridH      int
+	dct        *fourier.DCT
+	gsrc, gdst []float64
 }
 
 func (b *ipBlock) nrows() int {
+	n := b.gridOff()
+	if b.gridH > 0 {
+		n += b.gridH + 1
+	}
+	return n
+}
+
+// gridOff is the offset of the uniform rows within the block's rows.
+func (b *ipBlock) gridOff() int {
 	n := len(b.omega)
 	if b.ub != nil {
 		n += 2 * b.L
 	}
 	return n
+}
+
+func (b *ipBlock) initGrid() {
+	if b.gridH > 0 && b.dct == nil {
+		b.dct = fourier.NewDCT(b.gridH + 1)
+		b.gsrc = make([]float64, b.gridH+1)
+		b.gdst = make([]float64, b.gridH+1)
+	}
 }
 
 // cosTable fills dst[m] = cos(ω·m) for m < len(dst) by rotation, re-anchored with math.Sincos
@@ -72,8 +99,9 @@ type ipSolver struct {
 	rd, rp, dx, ds, dz, dsa, dza, rc, d, wm, wn, qx, gx []float64
 	cbuf                                                []float64
 	M                                                   *mat.SymDense
-	chol                                                mat.Cholesky
+	fac                                                 blas64.Triangular // Cholesky factor (in M's storage)
 	hnorm, bnorm                                        float64
+	keep                                                []float64
 
 	// best iterate
 	bx, bs, bz []float64
@@ -145,31 +173,47 @@ func (ip *ipSolver) setBlocks(blocks []*ipBlock) {
 				r[nf+bl.L+k] = -bl.ub[k]
 			}
 		}
+		if bl.gridH > 0 {
+			bl.initGrid()
+			go0 := bl.gridOff()
+			for i := 0; i <= bl.gridH; i++ {
+				r[go0+i] = bl.rhs
+			}
+		}
 	}
 	ip.hnorm = normInf(ip.h)
+}
+
+// gen returns the first cols columns of the block's cosine table as a general matrix.
+func (b *ipBlock) gen(cols int) blas64.General {
+	return blas64.General{Rows: len(b.omega), Cols: cols, Stride: 2*b.L - 1, Data: b.tab}
 }
 
 // mulG computes out = G x.
 func (ip *ipSolver) mulG(x, out []float64) {
 	for _, bl := range ip.blocks {
 		L := bl.L
-		w := 2*L - 1
 		g := x[bl.off : bl.off+L]
 		o := out[bl.row0:]
-		for i := range bl.omega {
-			t := bl.tab[i*w : i*w+L]
-			s := 0.0
-			for k, v := range g {
-				s += t[k] * v
-			}
-			o[i] = 2 * s
+		nf := len(bl.omega)
+		if nf > 0 {
+			blas64.Gemv(blas.NoTrans, 2, bl.gen(L), blas64.Vector{N: L, Inc: 1, Data: g}, 0, blas64.Vector{N: nf, Inc: 1, Data: o})
 		}
 		if bl.ub != nil {
-			nf := len(bl.omega)
 			for k, v := range g {
 				o[nf+k] = -v
 				o[nf+L+k] = v
 			}
+		}
+		if bl.gridH > 0 {
+			src := bl.gsrc
+			for i := range src {
+				src[i] = 0
+			}
+			src[0] = 2 * g[0]
+			copy(src[1:L], g[1:])
+			go0 := bl.gridOff()
+			bl.dct.Transform(o[go0:go0+bl.gridH+1], src)
 		}
 	}
 }
@@ -181,20 +225,26 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 	}
 	for _, bl := range ip.blocks {
 		L := bl.L
-		w := 2*L - 1
 		o := out[bl.off : bl.off+L]
 		zz := z[bl.row0:]
-		for i := range bl.omega {
-			t := bl.tab[i*w : i*w+L]
-			zi := 2 * zz[i]
-			for k := range o {
-				o[k] += zi * t[k]
-			}
+		nf := len(bl.omega)
+		if nf > 0 {
+			blas64.Gemv(blas.Trans, 2, bl.gen(L), blas64.Vector{N: nf, Inc: 1, Data: zz}, 0, blas64.Vector{N: L, Inc: 1, Data: o})
 		}
 		if bl.ub != nil {
-			nf := len(bl.omega)
 			for k := range o {
 				o[k] += zz[nf+L+k] - zz[nf+k]
+			}
+		}
+		if bl.gridH > 0 {
+			H := bl.gridH
+			zg := zz[bl.gridOff() : bl.gridOff()+H+1]
+			bl.dct.Transform(bl.gdst, zg)
+			// 2Σ_h z_h cos(hπk/H) = DCT[k] + z_0 + (−1)^k z_H
+			sg := 1.0
+			for k := range o {
+				o[k] += bl.gdst[k] + zg[0] + sg*zg[H]
+				sg = -sg
 			}
 		}
 	}
@@ -212,21 +262,37 @@ func (ip *ipSolver) formM(d []float64) {
 		L := bl.L
 		w := 2*L - 1
 		c := ip.cbuf[:w]
-		for i := range c {
-			c[i] = 0
-		}
 		dd := d[bl.row0:]
-		for i := range bl.omega {
-			di := dd[i]
-			t := bl.tab[i*w : (i+1)*w]
-			for m, v := range t {
-				c[m] += di * v
+		nf := len(bl.omega)
+		if nf > 0 {
+			// c(m) = Σ_i d_i cos(ω_i m), m = 0..2L−2
+			blas64.Gemv(blas.Trans, 1, bl.gen(w), blas64.Vector{N: nf, Inc: 1, Data: dd}, 0, blas64.Vector{N: w, Inc: 1, Data: c})
+		} else {
+			for i := range c {
+				c[i] = 0
 			}
 		}
-		nf := len(bl.omega)
+		if bl.gridH > 0 {
+			H := bl.gridH
+			dg := dd[bl.gridOff() : bl.gridOff()+H+1]
+			bl.dct.Transform(bl.gdst, dg)
+			for m := range c {
+				mm := m % (2 * H)
+				if mm > H {
+					mm = 2*H - mm
+				}
+				v := bl.gdst[mm] + dg[0]
+				if mm%2 == 0 {
+					v += dg[H]
+				} else {
+					v -= dg[H]
+				}
+				c[m] += 0.5 * v
+			}
+		}
 		for k := 0; k < L; k++ {
 			row := dst.Data[(bl.off+k)*dst.Stride+bl.off:]
-			if nf > 0 {
+			if nf > 0 || bl.gridH > 0 {
 				for l := k; l < L; l++ {
 					row[l] += 2 * (c[l-k] + c[l+k])
 				}
@@ -238,25 +304,34 @@ func (ip *ipSolver) formM(d []float64) {
 	}
 }
 
-// factor factorizes M, adding a growing multiple of the identity if needed.
+// factor computes the Cholesky factor of M in place with LAPACK dpotrf (mat.Cholesky would also
+// estimate the condition number, which costs as much again). If M is not numerically positive
+// definite, a growing multiple of the identity is added to a fresh copy.
 func (ip *ipSolver) factor() bool {
-	if ip.chol.Factorize(ip.M) {
+	raw := ip.M.RawSymmetric()
+	n := ip.n
+	if ip.keep == nil || len(ip.keep) < n*n {
+		ip.keep = make([]float64, n*n)
+	}
+	copy(ip.keep, raw.Data[:n*n])
+	ip.fac = blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: raw.Stride, Data: raw.Data}
+	if _, ok := lapack64.Potrf(raw); ok {
 		return true
 	}
-	raw := ip.M.RawSymmetric()
 	tr := 0.0
-	for i := 0; i < ip.n; i++ {
-		tr = math.Max(tr, math.Abs(raw.Data[i*raw.Stride+i]))
+	for i := 0; i < n; i++ {
+		tr = math.Max(tr, math.Abs(ip.keep[i*raw.Stride+i]))
 	}
 	if tr == 0 {
 		tr = 1
 	}
 	reg := 1e-14 * tr
 	for try := 0; try < 8; try++ {
-		for i := 0; i < ip.n; i++ {
+		copy(raw.Data[:n*n], ip.keep)
+		for i := 0; i < n; i++ {
 			raw.Data[i*raw.Stride+i] += reg
 		}
-		if ip.chol.Factorize(ip.M) {
+		if _, ok := lapack64.Potrf(raw); ok {
 			return true
 		}
 		reg *= 100
@@ -264,10 +339,10 @@ func (ip *ipSolver) factor() bool {
 	return false
 }
 
-// solveM solves M v = v in place.
+// solveM solves M v = v in place with the factor from factor (M = UᵀU).
 func (ip *ipSolver) solveM(v []float64) {
-	vv := mat.NewVecDense(len(v), v)
-	_ = ip.chol.SolveVecTo(vv, vv)
+	b := blas64.General{Rows: ip.n, Cols: 1, Stride: 1, Data: v}
+	lapack64.Potrs(ip.fac, b)
 }
 
 // qmul computes out = Q x.
@@ -275,7 +350,9 @@ func (ip *ipSolver) qmul(x, out []float64) {
 	blas64.Symv(1, ip.Q.RawSymmetric(), blas64.Vector{N: ip.n, Inc: 1, Data: x}, 0, blas64.Vector{N: ip.n, Inc: 1, Data: out})
 }
 
-var _ = blas.Upper
+// warmS sets how far a warm start is pushed into the interior, relative to the scales of h
+// and z.
+const warmS = 1e-6
 
 func normInf(v []float64) float64 {
 	m := 0.0
@@ -365,14 +442,17 @@ func (ip *ipSolver) warmStart() {
 		ip.s[i] = ip.gx[i] - ip.h[i]
 	}
 	// scales
-	ts := 1e-3 * (1 + ip.hnorm)
+	ts := warmS * (1 + ip.hnorm)
 	zmax := normInf(ip.z)
 	ip.qmul(ip.x, ip.qx)
 	zs := math.Max(zmax, 1e-3*(1+math.Max(ip.bnorm, normInf(ip.qx))))
-	tz := 1e-3 * zs
+	tz := warmS * zs
 	mu := ts * tz
 	for i := range ip.s {
 		s, z := ip.s[i], ip.z[i]
+		if s < 0 {
+			s = -s // a violated row starts as far inside as it is outside
+		}
 		if s < ts {
 			s = ts
 		}
@@ -396,8 +476,12 @@ func (ip *ipSolver) residuals() (Residuals, float64) {
 	}
 	obj := 0.5*dot(ip.x, ip.qx) - dot(ip.b, ip.x)
 	sz := dot(ip.s, ip.z)
+	pr := 0.0
+	for i, v := range ip.rp {
+		pr = math.Max(pr, math.Abs(v)/(1+math.Abs(ip.h[i])))
+	}
 	r := Residuals{
-		Primal:          normInf(ip.rp) / (1 + ip.hnorm),
+		Primal:          pr,
 		Dual:            normInf(ip.rd) / (1 + math.Max(ip.bnorm, normInf(ip.qx))),
 		Complementarity: sz / (1 + math.Abs(obj)),
 	}

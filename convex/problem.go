@@ -70,7 +70,7 @@ type Options struct {
 // Residuals are relative KKT residuals of the full problem (every sampled row, the exact-mode
 // frequency set, every bound) at the returned point and multipliers:
 //
-//	Primal          = max_i max(0, h_i − (Gθ)_i) / (1 + ‖h‖∞)
+//	Primal          = max_i max(0, h_i − (Gθ)_i) / (1 + |h_i|)
 //	Dual            = ‖(P+γI)θ − b − Gᵀz‖∞ / (1 + max(‖b‖∞, ‖(P+γI)θ‖∞))
 //	Complementarity = Σ_i z_i·|(Gθ)_i − h_i| / (1 + |objective|)
 //
@@ -90,6 +90,11 @@ type BlockState struct {
 	RHS     float64
 	// Delta is the internal safety margin of an Exact block (see the package doc).
 	Delta float64
+	// GridH > 0: the block also has the uniform rows Σ_k g(k)·2cos(hπk/GridH) ≥ RHS,
+	// h = 0..GridH, with multipliers GridZ (a Sampled block that keeps all its H+1 rows has
+	// GridH = H and no Omega; an Exact block has its base grid here and its refinements in Omega).
+	GridH int
+	GridZ []float64
 	// Rounds is the number of exchange rounds this block took part in.
 	Rounds int
 }

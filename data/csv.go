@@ -163,7 +163,7 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	for i := range colIdx {
 		colIdx[i] = -1
 	}
-	batchIdx := -1
+	batchIdx, unknown := -1, -1
 	seen := map[string]int{}
 	for j, h := range header {
 		key := strings.ToLower(h)
@@ -181,9 +181,8 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 		if sp.batch != "" && strings.EqualFold(h, sp.batch) {
 			batchIdx, known = j, true
 		}
-		if !known && !sp.ignoreExtra {
-			return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, choose column names with ReadOptions (--u/--y), or set IgnoreExtra: %w",
-				sp.name, headerLine, h, j+1, strings.Join(sp.required, ","), strings.Join(append(append([]string(nil), sp.optional...), sp.batch), ","), ErrUnknownColumn)
+		if !known && unknown < 0 {
+			unknown = j
 		}
 	}
 	for i, w := range sp.required {
@@ -191,6 +190,11 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 			return nil, fmt.Errorf("data: %s line %d: missing column %q; the header has %q; name the columns with ReadOptions (--u/--y): %w",
 				sp.name, headerLine, w, strings.Join(header, ","), ErrMissingColumn)
 		}
+	}
+	if unknown >= 0 && !sp.ignoreExtra {
+		opt := append(append([]string(nil), sp.optional...), sp.batch)
+		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, choose column names with ReadOptions (--u/--y), or set IgnoreExtra: %w",
+			sp.name, headerLine, header[unknown], unknown+1, strings.Join(sp.required, ","), strings.Join(opt, ","), ErrUnknownColumn)
 	}
 	out := &csvData{present: make([]bool, len(sp.optional))}
 	for i := range sp.optional {
@@ -270,8 +274,9 @@ type ReadOptions struct {
 	UCol, YCol, BatchCol string
 	// YCleanCol names the optional noise-free output column; default "y_clean".
 	YCleanCol string
-	// IgnoreExtra skips CSV columns other than the ones above instead of failing with
-	// ErrUnknownColumn (e.g. a time column), and extra variables in .npz files.
+	// IgnoreExtra skips CSV columns other than the ones above (e.g. a time column)
+	// instead of failing with ErrUnknownColumn. Other arrays of .npz files and other
+	// variables of .mat files are always ignored: such files often hold several datasets.
 	IgnoreExtra bool
 	// MaxBytes refuses inputs larger than this (and, for compressed formats, arrays that
 	// would decompress to more); 0 means DefaultMaxBytes, negative means no limit.

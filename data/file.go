@@ -64,9 +64,12 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.Name, d.Ts = path, opt.Ts // the full path names the file in Validate's errors
+	if d, err = finish(d, opt); err != nil {
+		return nil, err
+	}
 	d.Name = filepath.Base(path)
-	d.Ts = opt.Ts
-	return finish(d, opt)
+	return d, nil
 }
 
 // writeAtomic writes path through a temporary file in the same directory that is

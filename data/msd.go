@@ -79,9 +79,9 @@ func (c MSDConfig) noisy() bool {
 // GenerateMSD simulates c.Batches experiments of the mass-spring-damper plant from zero
 // initial state. Each batch's input is a fresh multisine (see MSDMultisine); the output
 // y(t) is the velocity at time t·Ts (so y(0) = 0) under a zero-order-hold input,
-// integrated with c.Substeps RK4 steps per sample. Random numbers come from one PCG
-// stream seeded with (Seed, Seed), drawn batch by batch (phases, then noise), so the first
-// n batches do not depend on c.Batches. Noise-free batches have YClean == nil (Y is
+// integrated with c.Substeps RK4 steps per sample. The phases come from the PCG stream
+// seeded (Seed, Seed) and the noise from the stream (Seed, ^Seed), drawn batch by batch,
+// so the first n batches do not depend on c.Batches and the inputs do not depend on SNR. Noise-free batches have YClean == nil (Y is
 // clean); noisy ones keep the clean output in YClean.
 func GenerateMSD(c MSDConfig) (*Dataset, error) {
 	c, err := c.withDefaults()
@@ -89,6 +89,9 @@ func GenerateMSD(c MSDConfig) (*Dataset, error) {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, c.Seed))
+	// Noise has its own stream so that the inputs (and clean outputs) do not depend on
+	// the SNR: noisy and noise-free data from one seed share their experiments.
+	noise := rand.New(rand.NewPCG(c.Seed, ^c.Seed))
 	d := &Dataset{Name: fmt.Sprintf("msd(seed=%d)", c.Seed), Ts: c.Ts, Batches: make([]Batch, c.Batches)}
 	for i := range d.Batches {
 		u, _, _ := msdMultisine(rng, c.Samples, c.Ts, c.Peak)
@@ -96,7 +99,7 @@ func GenerateMSD(c MSDConfig) (*Dataset, error) {
 		b := Batch{U: u, Y: yc}
 		if c.noisy() {
 			b.YClean = yc
-			b.Y = addNoise(rng, yc, c.SNR)
+			b.Y = addNoise(noise, yc, c.SNR)
 		}
 		d.Batches[i] = b
 	}

@@ -140,6 +140,17 @@ func TestMSDDeterminism(t *testing.T) {
 			}
 		}
 	}
+	q, err := GenerateMSD(MSDConfig{Batches: 4, Seed: 1}) // noise-free, same seed
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range q.Batches { // same experiments with and without noise
+		for k := range q.Batches[i].U {
+			if q.Batches[i].U[k] != a.Batches[i].U[k] || q.Batches[i].Y[k] != a.Batches[i].YClean[k] {
+				t.Fatalf("noise changes the experiment: batch %d sample %d", i, k)
+			}
+		}
+	}
 	same := 0
 	for i := range a.Batches {
 		for k := range a.Batches[i].U {
@@ -224,7 +235,6 @@ func TestMSDInput(t *testing.T) {
 				t.Errorf("batch %d: bin %d has amplitude %.3g, want 0", bi, k, mag)
 			}
 		}
-		// Consume the noise draws (none here: noise-free) to stay in step.
 		if b.YClean != nil {
 			t.Errorf("noise-free batch has YClean")
 		}

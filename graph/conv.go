@@ -15,6 +15,7 @@ import (
 // rows into trajectories is set before every run.
 type seqState struct {
 	s kernels.Seqs
+	u []float64 // the input, for ops that hold it as state (closed loop)
 }
 
 // branchConvOp is the bank of branch convolutions,
@@ -25,12 +26,12 @@ type seqState struct {
 // convolutions) is kept for the backward pass.
 type branchConvOp struct {
 	opBase
-	be            kernels.Backend
-	st            *seqState
-	rows, mN, mG  int
-	needDG        bool // false in the θ_N step, where g is a constant
-	z, y          []float64
-	yT            *tensor.Dense
+	be           kernels.Backend
+	st           *seqState
+	rows, mN, mG int
+	needDG       bool // false in the θ_N step, where g is a constant
+	z, y         []float64
+	yT           *tensor.Dense
 }
 
 func newBranchConv(be kernels.Backend, st *seqState, rows, mN, mG int, needDG bool) *branchConvOp {
@@ -88,7 +89,9 @@ func (o *branchConvOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.be.ConvForward(o.st.s, o.mN, o.mG, u, n, g, o.z, o.y)
+	if err := call(o.name, func() { o.be.ConvForward(o.st.s, o.mN, o.mG, u, n, g, o.z, o.y) }); err != nil {
+		return nil, err
+	}
 	return o.yT, nil
 }
 
@@ -167,7 +170,9 @@ func (o *branchConvGradOp) Do(in ...G.Value) (G.Value, error) {
 		dg = o.packed[f.rows*f.mN:]
 		clear(dg) // the kernel accumulates into dg
 	}
-	f.be.ConvBackward(f.st.s, f.mN, f.mG, u, n, g, f.z, dy, dn, dg)
+	if err := call(o.name, func() { f.be.ConvBackward(f.st.s, f.mN, f.mG, u, n, g, f.z, dy, dn, dg) }); err != nil {
+		return nil, err
+	}
 	return o.packedT, nil
 }
 
@@ -181,13 +186,13 @@ func (o *branchConvGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 // without a base (u, lin) → rows for a model with no branches.
 type linearOp struct {
 	opBase
-	be        kernels.Backend
-	st        *seqState
-	rows, mL  int
-	hasBase   bool
-	needDLin  bool
-	y         []float64
-	yT        *tensor.Dense
+	be       kernels.Backend
+	st       *seqState
+	rows, mL int
+	hasBase  bool
+	needDLin bool
+	y        []float64
+	yT       *tensor.Dense
 }
 
 func newLinear(be kernels.Backend, st *seqState, rows, mL int, hasBase, needDLin bool) *linearOp {
@@ -258,7 +263,9 @@ func (o *linearOp) Do(in ...G.Value) (G.Value, error) {
 	if err := checkLen(o.name, "lin", lin, o.mL); err != nil {
 		return nil, err
 	}
-	o.be.LinearForward(o.st.s, o.mL, u, lin, o.y)
+	if err := call(o.name, func() { o.be.LinearForward(o.st.s, o.mL, u, lin, o.y) }); err != nil {
+		return nil, err
+	}
 	return o.yT, nil
 }
 
@@ -296,8 +303,8 @@ type linearGradOp struct {
 	dlinT *tensor.Dense
 }
 
-func (o *linearGradOp) Arity() int     { return 2 }
-func (o *linearGradOp) Type() hm.Type  { return hm.NewFnType(vecA, vecA, vecA) }
+func (o *linearGradOp) Arity() int    { return 2 }
+func (o *linearGradOp) Type() hm.Type { return hm.NewFnType(vecA, vecA, vecA) }
 func (o *linearGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{o.fwd.mL}, nil
 }
@@ -314,7 +321,9 @@ func (o *linearGradOp) Do(in ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	clear(o.dlin)
-	o.fwd.be.LinearBackward(o.fwd.st.s, o.fwd.mL, u, dy, o.dlin)
+	if err := call(o.name, func() { o.fwd.be.LinearBackward(o.fwd.st.s, o.fwd.mL, u, dy, o.dlin) }); err != nil {
+		return nil, err
+	}
 	return o.dlinT, nil
 }
 func (o *linearGradOp) DiffWRT(n int) []bool { return noGrad(n) }

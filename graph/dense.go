@@ -15,11 +15,11 @@ import (
 // The work is one Backend call; the op owns its output buffer.
 type denseTanhOp struct {
 	opBase
-	be             kernels.Backend
-	rows, in, out  int
-	needDX         bool // false for the first layer: its input is data
-	y              []float64
-	yT             *tensor.Dense
+	be            kernels.Backend
+	rows, in, out int
+	needDX        bool // false for the first layer: its input is data
+	y             []float64
+	yT            *tensor.Dense
 }
 
 func newDenseTanh(be kernels.Backend, layer, rows, in, out int, needDX bool) *denseTanhOp {
@@ -74,7 +74,9 @@ func (o *denseTanhOp) Do(in ...G.Value) (G.Value, error) {
 	if err := checkLen(o.name, "b", b, o.out); err != nil {
 		return nil, err
 	}
-	o.be.DenseTanhForward(o.rows, o.in, o.out, x, w, b, o.y)
+	if err := call(o.name, func() { o.be.DenseTanhForward(o.rows, o.in, o.out, x, w, b, o.y) }); err != nil {
+		return nil, err
+	}
 	return o.yT, nil
 }
 
@@ -168,7 +170,9 @@ func (o *denseTanhGradOp) Do(in ...G.Value) (G.Value, error) {
 	// would add up across steps.
 	clear(dw)
 	clear(db)
-	f.be.DenseTanhBackward(f.rows, f.in, f.out, xs[0], xs[1], xs[2], xs[3], dx, dw, db)
+	if err := call(o.name, func() { f.be.DenseTanhBackward(f.rows, f.in, f.out, xs[0], xs[1], xs[2], xs[3], dx, dw, db) }); err != nil {
+		return nil, err
+	}
 	return o.packedT, nil
 }
 

@@ -74,6 +74,11 @@ func floats(v G.Value, what string) ([]float64, error) {
 	if v == nil {
 		return nil, fmt.Errorf("graph: %s: no value", what)
 	}
+	// Float64s reads the backing slice without the allocation that Data()
+	// makes (it boxes the slice header through reflect).
+	if t, ok := v.(*tensor.Dense); ok && t.Dtype() == tensor.Float64 && t.IsNativelyAccessible() {
+		return t.Float64s(), nil
+	}
 	d, ok := v.Data().([]float64)
 	if !ok {
 		return nil, fmt.Errorf("graph: %s: want float64 data, have %T", what, v.Data())
@@ -198,4 +203,22 @@ func (o *pickOp) Do(in ...G.Value) (G.Value, error) {
 func (o *pickOp) DiffWRT(n int) []bool { return noGrad(n) }
 func (o *pickOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, errNoSecondOrder(o.name)
+}
+
+// call runs a Backend call and turns a panic into an error. The kernels
+// panic on inconsistent dimensions (a programming error), and gorgonia runs
+// the ops on a goroutine of its own, where a panic could not be recovered by
+// the caller of RunAll: it would end the program.
+func call(op string, f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = fmt.Errorf("graph: %s: %w", op, e)
+			} else {
+				err = fmt.Errorf("graph: %s: %v", op, r)
+			}
+		}
+	}()
+	f()
+	return nil
 }

@@ -80,7 +80,9 @@ type Backend interface {
 	// ClosedLoopBackward is the exact adjoint (backpropagation through time)
 	// of ClosedLoopForward, for the output adjoint dy (the derivative of the
 	// loss w.r.t. ŷ, Total() entries). It accumulates into dtheta (θ_N in
-	// Flatten order), dg (mN×mG) and dlin (mL); each may be nil.
+	// Flatten order), dg (mN×mG) and dlin (mL); each may be nil. tape must
+	// come from ClosedLoopForward with the same c, s, theta, g, lin and u.
+	// The recursion is documented on CPU.ClosedLoopBackward.
 	ClosedLoopBackward(c *ClosedLoop, s Seqs, theta, g, lin, u []float64, tape *Tape, dy, dtheta, dg, dlin []float64)
 }
 
@@ -111,9 +113,10 @@ func (c *CPU) workers() int {
 
 // scratch is one worker's reusable memory. Buffers only grow.
 type scratch struct {
-	a, b, c, d, e []float64 // general buffers; meaning per kernel
-	acc           []float64 // the worker's private accumulator
-	acc2          []float64
+	a, b, c, d, f []float64 // general buffers; meaning per kernel
+	e             []float64 // worker 0 only: per-call tables shared read-only (reversed taps)
+	acc           []float64 // the worker's private accumulators
+	acc2, acc3    []float64
 	yy            float64
 }
 
@@ -133,18 +136,19 @@ func zbuf(p *[]float64, n int) []float64 {
 	return b
 }
 
-// get takes W scratches from the free list.
+// get takes W scratches from the free list, in the order put returned them,
+// so that a worker index keeps the same scratch (and its buffer sizes) from
+// call to call.
 func (c *CPU) get(W int) []*scratch {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make([]*scratch, W)
-	for w := range out {
-		if n := len(c.free); n > 0 {
-			out[w] = c.free[n-1]
-			c.free = c.free[:n-1]
-		} else {
-			out[w] = new(scratch)
-		}
+	n := len(c.free)
+	k := min(W, n)
+	copy(out, c.free[n-k:])
+	c.free = c.free[:n-k]
+	for w := k; w < W; w++ {
+		out[w] = new(scratch)
 	}
 	return out
 }
@@ -198,10 +202,16 @@ func overSeqs(sc []*scratch, s Seqs, init func(sc *scratch), f func(sc *scratch,
 	})
 }
 
-// overRows splits [0, rows) into W fixed contiguous ranges.
-func (c *CPU) overRows(rows, minPer int, init func(sc *scratch), f func(sc *scratch, r0, r1 int)) []*scratch {
-	W := max(1, min(c.workers(), rows/max(1, minPer)))
-	sc := c.get(W)
+// rowWorkers is the number of workers for rows independent rows, at least
+// minPer rows each.
+func (c *CPU) rowWorkers(rows, minPer int) int {
+	return max(1, min(c.workers(), rows/max(1, minPer)))
+}
+
+// overRows runs f(sc, r0, r1) for the fixed split of [0, rows) into
+// len(sc) contiguous ranges, worker w owning [rows·w/W, rows·(w+1)/W).
+func overRows(sc []*scratch, rows int, init func(sc *scratch), f func(sc *scratch, r0, r1 int)) {
+	W := len(sc)
 	parallel(sc, func(w int, sc *scratch) {
 		if init != nil {
 			init(sc)
@@ -211,7 +221,6 @@ func (c *CPU) overRows(rows, minPer int, init func(sc *scratch), f func(sc *scra
 			f(sc, r0, r1)
 		}
 	})
-	return sc
 }
 
 func need(op, name string, have, want int) {

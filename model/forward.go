@@ -5,7 +5,7 @@ import (
 )
 
 // FeatureAt writes the lifting network's input p(t) into p (length
-// Features()): the scaled window u(t−R1+1..t) followed, for feedback models,
+// NumFeatures()): the scaled window u(t−R1+1..t) followed, for feedback models,
 // by the scaled window q(t−R2+1..t), oldest sample first. Samples before
 // t = 0 are zero before scaling.
 func (m *NFIR) FeatureAt(u, q []float64, t int, p []float64) {
@@ -30,10 +30,10 @@ func (m *NFIR) FeatureAt(u, q []float64, t int, p []float64) {
 	}
 }
 
-// Features returns the T × Features() matrix (row-major) of network inputs
+// Features returns the T × NumFeatures() matrix (row-major) of network inputs
 // for a trajectory with q given (open loop).
 func (m *NFIR) Features(u, q []float64) []float64 {
-	f := m.Structure.Features()
+	f := m.NumFeatures()
 	x := make([]float64, len(u)*f)
 	for t := range u {
 		m.FeatureAt(u, q, t, x[t*f:(t+1)*f])
@@ -43,7 +43,7 @@ func (m *NFIR) Features(u, q []float64) []float64 {
 
 // Gains returns the T × m_N gains n_j(t) (row-major) with q given.
 func (m *NFIR) Gains(u, q []float64) []float64 {
-	T, f := len(u), m.Structure.Features()
+	T, f := len(u), m.NumFeatures()
 	n := make([]float64, T*m.Branches)
 	if m.Branches == 0 {
 		return n
@@ -98,7 +98,7 @@ func (m *NFIR) Forward(u, q []float64) ([]float64, error) {
 // output, q(t) = ŷ(t−1), q(0) = 0 (closed loop). For a feed-forward model it
 // equals Forward. It returns the output and the gains used.
 func (m *NFIR) Simulate(u []float64) (y, n []float64) {
-	T, f, mN := len(u), m.Structure.Features(), m.Branches
+	T, f, mN := len(u), m.NumFeatures(), m.Branches
 	y = make([]float64, T)
 	n = make([]float64, T*mN)
 	q := make([]float64, T)

@@ -26,8 +26,8 @@ type Structure struct {
 	LinearTaps int   // taps of the parallel linear FIR (0: none)
 }
 
-// Features returns the input width of the lifting network.
-func (s Structure) Features() int {
+// NumFeatures returns the input width of the lifting network.
+func (s Structure) NumFeatures() int {
 	if s.Feedback {
 		return s.R1 + s.R2
 	}
@@ -55,7 +55,7 @@ func (s Structure) Check() error {
 		return fmt.Errorf("%w: no branches and no linear FIR: the model has no parameters", ErrShape)
 	case s.Branches > 0 && s.Taps == 0:
 		return fmt.Errorf("%w: %d branches need taps > 0", ErrShape, s.Branches)
-	case s.Branches > 0 && s.Features() == 0:
+	case s.Branches > 0 && s.NumFeatures() == 0:
 		return fmt.Errorf("%w: the lifting network has no inputs (R1 = 0 and no feedback memory)", ErrShape)
 	}
 	for _, h := range s.Hidden {
@@ -148,7 +148,7 @@ type NFIR struct {
 	Structure
 	G       []float64   // m_N × m_G taps, row-major: G[j*Taps+k] = g_j(k)
 	Lin     []float64   // LinearTaps taps of the parallel linear FIR
-	Lift    MLP         // Features() → Branches; empty when Branches == 0
+	Lift    MLP         // NumFeatures() → Branches; empty when Branches == 0
 	UScaler data.Scaler // scaler of u for the lifting network's inputs
 	QScaler data.Scaler // scaler of q (only with Feedback)
 }
@@ -168,7 +168,7 @@ func New(s Structure) (*NFIR, error) {
 	}
 	m.Structure.Hidden = append([]int(nil), s.Hidden...)
 	if s.Branches > 0 {
-		sizes := append([]int{s.Features()}, s.Hidden...)
+		sizes := append([]int{s.NumFeatures()}, s.Hidden...)
 		m.Lift = NewMLP(append(sizes, s.Branches)...)
 	}
 	return m, nil
@@ -199,7 +199,7 @@ func (m *NFIR) Check() error {
 	if err := m.Lift.check(); err != nil {
 		return err
 	}
-	want := append(append([]int{m.Features()}, m.Hidden...), m.Branches)
+	want := append(append([]int{m.NumFeatures()}, m.Hidden...), m.Branches)
 	if len(want) != len(m.Lift.Sizes) {
 		return fmt.Errorf("%w: MLP sizes %v, structure wants %v", ErrShape, m.Lift.Sizes, want)
 	}

@@ -70,11 +70,12 @@ func fitText(f float64) string {
 	return fmt.Sprintf("%6.2f%%", f)
 }
 
+// iterText numbers iterations from 1 (the trainer's Event counts from 0).
 func (p *progress) iterText(ev trainer.Event) string {
-	if p.iters > 0 && ev.Stage != "bptt" && ev.Stage != "done" {
-		return fmt.Sprintf("iter %d/%d", ev.Iter, p.iters)
+	if p.iters > 0 {
+		return fmt.Sprintf("iter %d/%d", ev.Iter+1, p.iters)
 	}
-	return fmt.Sprintf("iter %d", ev.Iter)
+	return fmt.Sprintf("iter %d", ev.Iter+1)
 }
 
 func (p *progress) event(ev trainer.Event) {
@@ -83,16 +84,26 @@ func (p *progress) event(ev trainer.Event) {
 	if !p.bar {
 		epoch := ""
 		if ev.Epochs > 0 {
-			epoch = fmt.Sprintf(" epoch %4d/%-4d", ev.Epoch, ev.Epochs)
+			epoch = fmt.Sprintf(" epoch %4d/%-4d", ev.Epoch+1, ev.Epochs)
 		}
-		fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s val fit %s\n",
-			ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), fitText(ev.ValFit))
+		note := ""
+		if ev.Note != "" {
+			note = "  " + ev.Note
+		}
+		switch ev.Stage {
+		case "eval", "done": // scores only: the closed-loop validation Fit
+			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s closed-loop val fit %s%s\n",
+				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), fitText(ev.ValFit), note)
+		default:
+			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s val fit %s%s\n",
+				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), fitText(ev.ValFit), note)
+		}
 		return
 	}
 	key := fmt.Sprintf("%s/%d", ev.Stage, ev.Iter)
 	newStage := key != p.lastKey
-	last := ev.Epochs > 0 && ev.Epoch >= ev.Epochs
-	if !newStage && !last && ev.Stage != "done" && time.Since(p.lastDraw) < 100*time.Millisecond {
+	last := ev.Epochs > 0 && ev.Epoch+1 >= ev.Epochs
+	if !newStage && !last && ev.Epochs > 0 && time.Since(p.lastDraw) < 100*time.Millisecond {
 		return
 	}
 	if newStage && p.open {
@@ -103,13 +114,18 @@ func (p *progress) event(ev trainer.Event) {
 	const width = 24
 	bar := ""
 	if ev.Epochs > 0 {
-		done := min(width, ev.Epoch*width/ev.Epochs)
-		bar = fmt.Sprintf(" [%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), ev.Epoch, ev.Epochs)
+		done := min(width, (ev.Epoch+1)*width/ev.Epochs)
+		bar = fmt.Sprintf(" [%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), ev.Epoch+1, ev.Epochs)
 	}
-	fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e val fit %s %6.1fs\x1b[K",
-		ev.Stage, p.iterText(ev), bar, ev.Loss, strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+	if ev.Stage == "eval" || ev.Stage == "done" {
+		fmt.Fprintf(p.w, "\r%-7s %s closed-loop val fit %s %6.1fs\x1b[K",
+			ev.Stage, p.iterText(ev), strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e val fit %s %6.1fs\x1b[K",
+			ev.Stage, p.iterText(ev), bar, ev.Loss, strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+	}
 	p.open = true
-	if ev.Stage == "done" || ev.Stage == "theta_g" {
+	if ev.Epochs == 0 { // theta_g, eval, done: one-off events keep their line
 		fmt.Fprintln(p.w)
 		p.open = false
 	}

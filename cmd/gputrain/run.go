@@ -82,10 +82,25 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	var stop context.CancelFunc
 	if testHookContext != nil {
 		ctx, stop = testHookContext()
+		defer stop()
 	} else {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		finished := make(chan struct{})
+		defer close(finished) // runs before stop: a normal exit is never reported as an interrupt
+		go func() {
+			<-ctx.Done()
+			select {
+			case <-finished:
+				return
+			default:
+			}
+			// Restore the default action so that a second Ctrl-C kills the
+			// process (files are written atomically, so that is safe too).
+			stop()
+			fmt.Fprintln(stderr, "\ngputrain: interrupted: stopping and keeping the best model so far (Ctrl-C again to abort)")
+		}()
 	}
-	defer stop()
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
 
 	if len(args) == 0 {

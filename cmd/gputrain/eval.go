@@ -1,0 +1,154 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// loadModel reads a model file; a missing or invalid file is bad input.
+func loadModel(path string) (*model.NFIR, model.Meta, error) {
+	if path == "" {
+		return nil, model.Meta{}, usagef("--model FILE is required (a model.json written by 'gputrain train')")
+	}
+	m, meta, err := model.Load(path)
+	if err != nil {
+		return nil, meta, badInput(fmt.Errorf("--model: %w", err))
+	}
+	return m, meta, nil
+}
+
+// evalJSON is the --json shape of eval: {"fit": {"closed_loop": …, "open_loop": …}}.
+type evalJSON struct {
+	Fit struct {
+		ClosedLoop summaryJSON `json:"closed_loop"`
+		OpenLoop   summaryJSON `json:"open_loop"`
+	} `json:"fit"`
+	Model    string `json:"model"`
+	Data     string `json:"data"`
+	Skip     int    `json:"skip"`
+	Batches  int    `json:"batches"`
+	ScoredOn string `json:"scored_on"` // "y" or "y_clean"
+}
+
+func runEval(e *env, args []string) error {
+	fs := newFlags("gputrain eval")
+	var (
+		modelPath, dataPath, plotDir, config, uCol, yCol string
+		skip, plotBatches                                int
+		ts                                               float64
+		jsonOut                                          bool
+	)
+	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
+	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat")
+	fs.IntVar(&skip, "skip", 0, "score from sample N on (e.g. 50 to skip a transient, as the paper does for the robot)")
+	fs.StringVar(&plotDir, "plot", "", "directory for measured-vs-simulated and Re G plots (PNG and SVG)")
+	fs.IntVar(&plotBatches, "plot-batches", 3, "number of batches in the measured-vs-simulated plot")
+	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
+	fs.StringVar(&yCol, "y", "y", "name of the output column (CSV) or variable (.npz, .mat)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
+	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
+	spec := flagSpec{
+		usage: "gputrain eval --model model.json --data FILE [--skip N] [--plot DIR] [--json]",
+		about: `Fit [%] = 100·(1 − ‖y − ŷ‖/‖y‖) per batch, and its mean, median, min and max, in closed loop
+(the deployed model feeds back its own output, q(t) = ŷ(t−1)) and open loop (q(t) = y(t−1) from
+the data, the one-step-ahead predictor). When the data has a y_clean column, Fit is scored
+against it (noise-free output), as in the paper.`,
+		example: `gputrain eval --model model.json --data test.csv
+gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
+	}
+	if err := parseFlags(e, fs, spec, args); err != nil {
+		return err
+	}
+	if skip < 0 {
+		return usagef("--skip %d: must be ≥ 0", skip)
+	}
+	if plotBatches < 1 {
+		return usagef("--plot-batches %d: must be ≥ 1", plotBatches)
+	}
+	if !finite(ts) || ts < 0 {
+		return usagef("--ts %v: must be a finite number ≥ 0", ts)
+	}
+	m, meta, err := loadModel(modelPath)
+	if err != nil {
+		return err
+	}
+	if ts == 0 {
+		ts = meta.Ts
+	}
+	d, err := readData("data", dataPath, data.ReadOptions{UCol: uCol, YCol: yCol, Ts: ts}, 1)
+	if err != nil {
+		return err
+	}
+	for i, b := range d.Batches {
+		if b.Len() <= skip {
+			return usagef("--skip %d: batch %d of %s has only %d samples, none left to score; lower --skip", skip, i, dataPath, b.Len())
+		}
+	}
+	ev, err := trainer.Evaluate(m, d, skip)
+	if err != nil {
+		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
+	}
+	if plotDir != "" {
+		if err := makePlotDir(plotDir); err != nil {
+			return err
+		}
+		if err := responsePlot(filepath.Join(plotDir, "fit"), m, d, plotBatches); err != nil {
+			return err
+		}
+		if err := realPartPlot(filepath.Join(plotDir, "re_g"), m); err != nil {
+			return err
+		}
+	}
+	scored := "y"
+	if d.Batches[0].YClean != nil {
+		scored = "y_clean"
+	}
+	if jsonOut {
+		var r evalJSON
+		r.Fit.ClosedLoop, r.Fit.OpenLoop = toSummaryJSON(ev.ClosedLoop), toSummaryJSON(ev.OpenLoop)
+		r.Model, r.Data, r.Skip, r.Batches, r.ScoredOn = modelPath, dataPath, skip, d.Len(), scored
+		return writeJSON(e.stdout, r)
+	}
+	fmt.Fprintf(e.stdout, "%s on %s: %d batches, Fit scored against %s from sample %d\n", modelPath, dataPath, d.Len(), scored, skip)
+	fitTable(e.stdout, ev)
+	if plotDir != "" {
+		fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
+	}
+	return nil
+}
+
+// fitTable prints the closed- and open-loop Fit summaries.
+func fitTable(w io.Writer, ev trainer.Eval) {
+	fmt.Fprintf(w, "%-13s %8s %8s %8s %8s\n", "Fit [%]", "median", "mean", "min", "max")
+	for _, r := range []struct {
+		name string
+		s    model.Summary
+	}{{"closed loop", ev.ClosedLoop}, {"open loop", ev.OpenLoop}} {
+		fmt.Fprintf(w, "%-13s %8.2f %8.2f %8.2f %8.2f\n", r.name, r.s.Median, r.s.Mean, r.s.Min, r.s.Max)
+	}
+}
+
+// summaryJSON is model.Summary with non-finite values (a diverging
+// simulation) as null, which JSON can carry.
+type summaryJSON struct {
+	Mean     *float64   `json:"mean"`
+	Median   *float64   `json:"median"`
+	Min      *float64   `json:"min"`
+	Max      *float64   `json:"max"`
+	PerBatch []*float64 `json:"per_batch"`
+}
+
+func toSummaryJSON(s model.Summary) summaryJSON {
+	r := summaryJSON{Mean: jsonFloat(s.Mean), Median: jsonFloat(s.Median), Min: jsonFloat(s.Min), Max: jsonFloat(s.Max),
+		PerBatch: make([]*float64, len(s.PerBatch))}
+	for i, v := range s.PerBatch {
+		r.PerBatch[i] = jsonFloat(v)
+	}
+	return r
+}

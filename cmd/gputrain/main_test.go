@@ -1,0 +1,524 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/passivenfir/gputrain/kernels"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// cli runs the program in-process and returns its exit code and output.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// mustRun runs a command that must succeed.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("gputrain %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
+// tiny are the training flags of the end-to-end tests: seconds, not minutes.
+var tiny = []string{"--branches", "2", "--taps", "10", "--iters", "1", "--epochs", "3", "--quiet"}
+
+// genData writes a small mass-spring-damper data set into dir.
+func genData(t *testing.T, dir string, batches int, seed string, extra ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, "msd-"+seed+".csv")
+	mustRun(t, append([]string{"gen", "msd", "--batches", itoa(batches), "--seed", seed, "--out", path}, extra...)...)
+	return path
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, s)
+	}
+	return m
+}
+
+func TestEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 8, "1")
+	test := genData(t, dir, 3, "2", "--snr", "20")
+	modelPath := filepath.Join(dir, "model.json")
+	plots := filepath.Join(dir, "plots")
+
+	// train --json: one object on stdout.
+	out := mustRun(t, append([]string{"train", "--data", train, "--out", modelPath, "--json", "--plot", plots}, tiny...)...)
+	tr := decode(t, out)
+	for _, k := range []string{"model", "saved", "interrupted", "seconds", "best_val_fit", "certificate", "train_batches", "val_batches"} {
+		if _, ok := tr[k]; !ok {
+			t.Errorf("train --json lacks %q: %s", k, out)
+		}
+	}
+	if tr["saved"] != true || tr["interrupted"] != false || tr["val_batches"] != 1.0 || tr["train_batches"] != 7.0 {
+		t.Errorf("train --json: %s", out)
+	}
+	m, meta, err := model.Load(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Branches != 2 || m.Taps != 10 || meta.Mode != "exact" {
+		t.Errorf("model has %d branches × %d taps, mode %q", m.Branches, m.Taps, meta.Mode)
+	}
+	var training map[string]any
+	if err := json.Unmarshal(meta.Training, &training); err != nil || training["taps"] != 10.0 || training["passivity"] != "exact" {
+		t.Errorf("model training settings %s (%v)", meta.Training, err)
+	}
+	for _, f := range []string{"training", "re_g", "fit"} {
+		for _, ext := range []string{".png", ".svg"} {
+			if _, err := os.Stat(filepath.Join(plots, f+ext)); err != nil {
+				t.Errorf("plot: %v", err)
+			}
+		}
+	}
+
+	// eval --json: {"fit": {"closed_loop": {...}, "open_loop": {...}}}.
+	out = mustRun(t, "eval", "--model", modelPath, "--data", test, "--json", "--skip", "5")
+	ev := decode(t, out)
+	fit, ok := ev["fit"].(map[string]any)
+	if !ok {
+		t.Fatalf("eval --json has no fit object: %s", out)
+	}
+	for _, loop := range []string{"closed_loop", "open_loop"} {
+		s, ok := fit[loop].(map[string]any)
+		if !ok {
+			t.Fatalf("eval --json: no fit.%s: %s", loop, out)
+		}
+		for _, k := range []string{"mean", "median", "min", "max"} {
+			if _, ok := s[k].(float64); !ok {
+				t.Errorf("fit.%s.%s missing or not a number", loop, k)
+			}
+		}
+		if pb, ok := s["per_batch"].([]any); !ok || len(pb) != 3 {
+			t.Errorf("fit.%s.per_batch: %v", loop, s["per_batch"])
+		}
+	}
+	if ev["scored_on"] != "y_clean" {
+		t.Errorf("noisy data scored on %v, want y_clean", ev["scored_on"])
+	}
+	if text := mustRun(t, "eval", "--model", modelPath, "--data", test); !strings.Contains(text, "closed loop") || !strings.Contains(text, "open loop") {
+		t.Errorf("eval table:\n%s", text)
+	}
+
+	// certify --json: {"passive": true, "branches": [{"min_re", "omega"}, …]}.
+	out = mustRun(t, "certify", "--model", modelPath, "--json")
+	c := decode(t, out)
+	if c["passive"] != true {
+		t.Errorf("certify: %s", out)
+	}
+	br, ok := c["branches"].([]any)
+	if !ok || len(br) != 2 {
+		t.Fatalf("certify branches: %s", out)
+	}
+	for _, b := range br {
+		bm := b.(map[string]any)
+		if re, ok := bm["min_re"].(float64); !ok || re < 0 {
+			t.Errorf("branch min_re %v", bm["min_re"])
+		}
+		if _, ok := bm["omega"].(float64); !ok {
+			t.Errorf("branch omega %v", bm["omega"])
+		}
+	}
+
+	// simulate: one row per input row, columns batch,u,y_sim.
+	sim := filepath.Join(dir, "sim.csv")
+	mustRun(t, "simulate", "--model", modelPath, "--data", test, "--out", sim)
+	simText, err := os.ReadFile(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inText, _ := os.ReadFile(test)
+	simLines := strings.Split(strings.TrimSpace(string(simText)), "\n")
+	inLines := strings.Split(strings.TrimSpace(string(inText)), "\n")
+	if simLines[0] != "batch,u,y_sim" || len(simLines) != len(inLines) {
+		t.Errorf("simulate wrote %d lines with header %q; input has %d lines", len(simLines), simLines[0], len(inLines))
+	}
+	// The simulation agrees with the reference closed loop of the model.
+	ys, _ := m.Simulate([]float64{1, 2, 3})
+	if len(ys) != 3 {
+		t.Fatal("reference simulation")
+	}
+
+	// simulate accepts a CSV with u only.
+	uOnly := filepath.Join(dir, "u.csv")
+	os.WriteFile(uOnly, []byte("u\n1\n2\n3\n0\n"), 0o644)
+	out = mustRun(t, "simulate", "--model", modelPath, "--data", uOnly, "--out", "-")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 5 || lines[0] != "batch,u,y_sim" {
+		t.Errorf("simulate of u only:\n%s", out)
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 3, "1")
+	for _, tc := range []struct{ name, text string }{
+		{"c.toml", "branches = 3\ntaps = 12\nhidden = [3]\niters = 1\nepochs = 2\nquiet = true\nno-feedback = true\n"},
+		{"c.yaml", "branches: 3\ntaps: 12\nhidden: [3]\niters: 1\nepochs: 2\nquiet: true\nno_feedback: true\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := filepath.Join(dir, tc.name)
+			os.WriteFile(cfg, []byte(tc.text), 0o644)
+			out := filepath.Join(dir, tc.name+".json")
+			// --taps on the command line overrides the file.
+			mustRun(t, "train", "--config", cfg, "--data", train, "--taps", "8", "--out", out)
+			m, _, err := model.Load(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Branches != 3 || m.Taps != 8 || m.Feedback || len(m.Hidden) != 1 || m.Hidden[0] != 3 {
+				t.Errorf("structure %+v, want 3 branches, 8 taps (flag beats file), FF, hidden [3]", m.Structure)
+			}
+		})
+	}
+}
+
+func TestOneBatchNoValidation(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 1, "1")
+	out := filepath.Join(dir, "m.json")
+	code, stdout, stderr := cli(t, "train", "--data", train, "--branches", "1", "--taps", "5", "--iters", "1", "--epochs", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "without validation") {
+		t.Errorf("no note about the missing validation set:\n%s", stdout)
+	}
+	if _, _, err := model.Load(out); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestLinearFIR(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 2, "1")
+	out := filepath.Join(dir, "fir.json")
+	mustRun(t, "train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--quiet", "--out", out)
+	c := decode(t, mustRun(t, "certify", "--model", out, "--json"))
+	if c["passive"] != true || c["linear"] == nil {
+		t.Errorf("certify of a linear FIR: %v", c)
+	}
+}
+
+func TestCertifyNotPassive(t *testing.T) {
+	dir := t.TempDir()
+	m, err := model.New(model.Structure{LinearTaps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Lin[0], m.Lin[1] = 0.1, 1 // Re G(π) = 0.1 − 1 < 0
+	path := filepath.Join(dir, "np.json")
+	if err := model.Save(path, m, model.Meta{Mode: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "certify", "--model", path, "--json")
+	if code != exitFailure {
+		t.Errorf("certify of a non-passive model: exit %d, want 1", code)
+	}
+	if c := decode(t, out); c["passive"] != false {
+		t.Errorf("certify: %s", out)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		example bool // a command's own help shows an example
+	}{
+		{[]string{"help"}, false}, {[]string{"--help"}, false}, {[]string{"gen", "--help"}, false}, {[]string{"bench", "--help"}, false},
+		{[]string{"demo", "--help"}, true}, {[]string{"gen", "msd", "--help"}, true}, {[]string{"train", "--help"}, true},
+		{[]string{"eval", "--help"}, true}, {[]string{"simulate", "--help"}, true}, {[]string{"certify", "--help"}, true},
+		{[]string{"bench", "qp", "--help"}, true}, {[]string{"bench", "epoch", "--help"}, true}, {[]string{"help", "train"}, true},
+		{[]string{"train", "-h"}, true},
+	} {
+		code, out, _ := cli(t, tc.args...)
+		if code != 0 || out == "" {
+			t.Errorf("%v: exit %d, output %q", tc.args, code, out)
+		}
+		if tc.example && !strings.Contains(out, "Example:") {
+			t.Errorf("%v: no example in the help:\n%s", tc.args, out)
+		}
+	}
+	if !strings.Contains(mustRun(t, "train", "--help"), "--passivity") {
+		t.Error("train --help does not list --passivity")
+	}
+}
+
+// TestBadInput: every bad input exits 2 with one line naming the problem,
+// and writes no output file.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := genData(t, dir, 2, "1")
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badCSV := write("bad.csv", "u,y\n1,2\n3,abc\n")
+	unknownCol := write("unknown.csv", "u,y,zzz\n1,2,3\n")
+	ragged := write("ragged.csv", "u,y\n1,2\n3\n")
+	empty := write("empty.csv", "")
+	notModel := write("notmodel.json", "{\"hello\": 1}")
+	badToml := write("bad.toml", "taps = = 3\n")
+	unknownKey := write("unknown.toml", "tapz = 3\n")
+	badYaml := write("bad.yaml", "taps: [1, 2\n")
+	out := filepath.Join(dir, "out", "never.json") // in a directory that must stay empty
+	os.Mkdir(filepath.Join(dir, "out"), 0o755)
+	outCSV := filepath.Join(dir, "out", "never.csv")
+
+	modelPath := filepath.Join(dir, "model.json")
+	mustRun(t, append([]string{"train", "--data", good, "--out", modelPath}, tiny...)...)
+
+	trainArgs := func(extra ...string) []string {
+		return append([]string{"train", "--data", good, "--out", out, "--quiet", "--iters", "1", "--epochs", "1", "--branches", "1", "--taps", "5"}, extra...)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string // in the message
+	}{
+		{"no command", nil, "COMMAND"},
+		{"unknown command", []string{"fly"}, "unknown command"},
+		{"missing file", []string{"train", "--data", filepath.Join(dir, "nope.csv"), "--out", out}, "no such file"},
+		{"missing --data", []string{"train", "--out", out}, "--data FILE is required"},
+		{"bad CSV", []string{"train", "--data", badCSV, "--out", out}, "is not a number"},
+		{"ragged CSV", []string{"train", "--data", ragged, "--out", out}, "fields"},
+		{"empty CSV", []string{"train", "--data", empty, "--out", out}, "empty"},
+		{"unknown column", []string{"train", "--data", unknownCol, "--out", out}, "unknown column"},
+		{"missing column", trainArgs("--u", "force"), "missing column"},
+		{"bad extension", []string{"train", "--data", notModel, "--out", out}, "extension"},
+		{"taps -1", trainArgs("--taps", "-1"), "--taps -1"},
+		{"branches -2", trainArgs("--branches", "-2"), "--branches -2"},
+		{"passivity foo", trainArgs("--passivity", "foo"), "--passivity \"foo\""},
+		{"device tpu", trainArgs("--device", "tpu"), "--device"},
+		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
+		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
+		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
+		{"feedback contradiction", trainArgs("--feedback", "--no-feedback"), "contradict"},
+		{"no parameters", trainArgs("--branches", "0", "--linear-taps", "0"), "no branches"},
+		{"batch shorter than memory", trainArgs("--taps", "300"), "fewer than the model memory"},
+		{"unknown flag", trainArgs("--tapz", "3"), "not defined"},
+		{"stray argument", []string{"train", "--data", good, "--out", out, "extra.csv"}, "unexpected argument"},
+		{"out dir missing", []string{"train", "--data", good, "--out", filepath.Join(dir, "no", "m.json")}, "does not exist"},
+		{"out is a dir", []string{"train", "--data", good, "--out", dir}, "is a directory"},
+		{"val missing", trainArgs("--val", filepath.Join(dir, "nope.csv")), "no such file"},
+		{"config bad toml", trainArgs("--config", badToml), "TOML"},
+		{"config bad yaml", trainArgs("--config", badYaml), "YAML"},
+		{"config unknown key", trainArgs("--config", unknownKey), "unknown key \"tapz\""},
+		{"config missing", trainArgs("--config", filepath.Join(dir, "nope.toml")), "--config"},
+		{"config extension", trainArgs("--config", good), "extension"},
+		{"eval missing model", []string{"eval", "--model", filepath.Join(dir, "nope.json"), "--data", good}, "no such file"},
+		{"eval not a model", []string{"eval", "--model", notModel, "--data", good}, "not a valid model file"},
+		{"eval bad CSV", []string{"eval", "--model", modelPath, "--data", badCSV}, "is not a number"},
+		{"eval skip", []string{"eval", "--model", modelPath, "--data", good, "--skip", "-1"}, "--skip"},
+		{"eval skip too long", []string{"eval", "--model", modelPath, "--data", good, "--skip", "1000"}, "none left to score"},
+		{"simulate missing out", []string{"simulate", "--model", modelPath, "--data", good}, "--out"},
+		{"simulate bad CSV", []string{"simulate", "--model", modelPath, "--data", badCSV, "--out", outCSV}, "is not a number"},
+		{"simulate out dir missing", []string{"simulate", "--model", modelPath, "--data", good, "--out", filepath.Join(dir, "no", "s.csv")}, "does not exist"},
+		{"certify no model", []string{"certify"}, "--model"},
+		{"certify not a model", []string{"certify", "--model", notModel}, "not a valid model file"},
+		{"gen no generator", []string{"gen"}, "msd"},
+		{"gen unknown", []string{"gen", "robot"}, "unknown generator"},
+		{"gen batches 0", []string{"gen", "msd", "--batches", "0", "--out", outCSV}, "--batches 0"},
+		{"gen no out", []string{"gen", "msd"}, "--out"},
+		{"gen bad snr", []string{"gen", "msd", "--snr", "loud", "--out", outCSV}, "not a finite number"},
+		{"gen bad ext", []string{"gen", "msd", "--out", filepath.Join(dir, "out", "x.txt")}, "extension"},
+		{"bench unknown", []string{"bench", "gpu"}, "unknown benchmark"},
+		{"bench qp mode", []string{"bench", "qp", "--modes", "magic"}, "--modes"},
+		{"bench epoch missing data", []string{"bench", "epoch", "--data", filepath.Join(dir, "nope.csv")}, "no such file"},
+		{"demo bad device", []string{"demo", "--device", "tpu", "--out", filepath.Join(dir, "out", "demo")}, "--device"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := cli(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want 2\nstdout: %s\nstderr: %s", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n > 0 && tc.args != nil {
+				t.Errorf("message has %d lines, want one:\n%s", n+1, stderr)
+			}
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace or panic:\n%s", stderr)
+			}
+			if entries, _ := os.ReadDir(filepath.Join(dir, "out")); len(entries) > 0 {
+				t.Errorf("files written: %v", entries)
+				for _, e := range entries {
+					os.RemoveAll(filepath.Join(dir, "out", e.Name()))
+				}
+			}
+		})
+	}
+}
+
+// TestInterrupt cancels training (as Ctrl-C does) in the middle of the
+// Adam epochs: the run exits 1 and leaves a valid model or none, never a
+// partial file.
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 6, "1")
+	for _, tc := range []struct {
+		at   string
+		iter int
+	}{{"theta_g", 0}, {"theta_g", 1}, {"adam", 1}, {"eval", 1}} {
+		at := tc.at
+		t.Run(at+"-"+strconv.Itoa(tc.iter), func(t *testing.T) {
+			out := filepath.Join(dir, at+strconv.Itoa(tc.iter)+".json")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			testHookContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+			testHookEvent = func(ev trainer.Event) {
+				if ev.Stage == at && ev.Iter == tc.iter {
+					once.Do(cancel)
+				}
+			}
+			defer func() { testHookContext, testHookEvent = nil, nil }()
+			code, _, stderr := cli(t, "train", "--data", train, "--out", out, "--branches", "2", "--taps", "10",
+				"--iters", "3", "--epochs", "20", "--quiet")
+			if code != exitFailure {
+				t.Fatalf("interrupted training: exit %d, want 1; stderr %s", code, stderr)
+			}
+			if !strings.Contains(stderr, "interrupted") {
+				t.Errorf("message %q does not say interrupted", stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				if _, _, err := model.Load(out); err != nil {
+					t.Errorf("interrupted run left an invalid model: %v", err)
+				}
+			} else if !strings.Contains(stderr, "nothing written") {
+				t.Errorf("no model and no message saying so: %s", stderr)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
+			if len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+			t.Logf("stderr: %s", strings.TrimSpace(stderr))
+		})
+	}
+}
+
+func TestProgressModes(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, bar: true, iters: 2}
+	for ep := 0; ep < 4; ep++ {
+		p.event(trainer.Event{Stage: "adam", Iter: 0, Epoch: ep, Epochs: 4, Loss: 0.1, ValFit: 80})
+	}
+	p.event(trainer.Event{Stage: "eval", Iter: 0, ValFit: 81})
+	p.finish()
+	s := b.String()
+	if !strings.Contains(s, "\r") || !strings.Contains(s, "[########################] 4/4") || !strings.Contains(s, "iter 1/2") {
+		t.Errorf("bar output %q", s)
+	}
+	b.Reset()
+	p = &progress{w: &b, iters: 2}
+	p.event(trainer.Event{Stage: "adam", Iter: 1, Epoch: 9, Epochs: 10, Loss: 0.5, TrainFit: 70, ValFit: 71})
+	if s := b.String(); !strings.Contains(s, "adam") || !strings.Contains(s, "iter 2/2") || !strings.Contains(s, "epoch   10/10") || strings.Contains(s, "\r") {
+		t.Errorf("line output %q", s)
+	}
+	if newProgress(&b, &b, true, false, 1) != nil {
+		t.Error("--quiet still reports progress")
+	}
+}
+
+// TestDeviceCUDAWithoutCUDA: asking a binary without CUDA support for the
+// GPU is bad usage with a message that says how to get one.
+func TestDeviceCUDAWithoutCUDA(t *testing.T) {
+	if _, err := kernels.NewBackend("cuda"); err == nil {
+		t.Skip("this build has a usable CUDA backend")
+	}
+	dir := t.TempDir()
+	train := genData(t, dir, 2, "1")
+	out := filepath.Join(dir, "m.json")
+	code, _, stderr := cli(t, append([]string{"train", "--data", train, "--out", out, "--device", "cuda"}, tiny...)...)
+	if code != exitUsage || !strings.Contains(stderr, "--device cuda") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a model was written")
+	}
+}
+
+func TestBench(t *testing.T) {
+	out := mustRun(t, "bench", "qp", "--batches", "5", "--taps", "10,20", "--H", "100", "--modes", "sampled,kyp", "--repeat", "1", "--json")
+	var qp struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &qp); err != nil {
+		t.Fatalf("bench qp --json: %v\n%s", err, out)
+	}
+	if len(qp.Rows) != 4 {
+		t.Fatalf("bench qp: %d rows, want 4 (2 taps × sampled, kyp):\n%s", len(qp.Rows), out)
+	}
+	for _, r := range qp.Rows {
+		for _, k := range []string{"taps", "H", "mode", "seconds", "objective"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("bench qp row lacks %q: %v", k, r)
+			}
+		}
+	}
+	out = mustRun(t, "bench", "epoch", "--batches", "4", "--branches", "2", "--taps", "10", "--repeat", "1", "--json")
+	var ep struct {
+		Rows []struct {
+			Name string  `json:"name"`
+			MS   float64 `json:"ms"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &ep); err != nil {
+		t.Fatalf("bench epoch --json: %v\n%s", err, out)
+	}
+	if len(ep.Rows) != 2 || ep.Rows[0].Name != "open_loop" || ep.Rows[1].Name != "bptt" || !(ep.Rows[0].MS > 0) {
+		t.Errorf("bench epoch: %s", out)
+	}
+}
+
+// TestDemoQuick runs the built-in job end to end (about 15 s on two cores).
+func TestDemoQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains the demo model; skipped with -short")
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	out := mustRun(t, "demo", "--quick", "--quiet", "--json", "--out", dir)
+	r := decode(t, out)
+	fit, ok := r["fit"].(map[string]any)
+	if !ok || fit["closed_loop"] == nil || fit["open_loop"] == nil {
+		t.Fatalf("demo --json: %s", out)
+	}
+	if c, ok := r["certificate"].(map[string]any); !ok || c["passive"] != true {
+		t.Errorf("demo certificate: %v", r["certificate"])
+	}
+	if _, _, err := model.Load(filepath.Join(dir, "model.json")); err != nil {
+		t.Error(err)
+	}
+	for _, f := range []string{"fit_test", "fit", "re_g", "training"} {
+		for _, ext := range []string{".png", ".svg"} {
+			if _, err := os.Stat(filepath.Join(dir, f+ext)); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// readInputs reads a data file for simulation: u is required, y is not. A
+// CSV without the y column is read as u only.
+func readInputs(path string, opt data.ReadOptions) (*data.Dataset, error) {
+	if path == "" {
+		return nil, usagef("--data FILE is required (a .csv with column u and optionally y and batch; or .npy, .npz, .mat)")
+	}
+	d, err := data.ReadFile(path, opt)
+	if err != nil && errors.Is(err, data.ErrMissingColumn) && strings.EqualFold(filepath.Ext(path), ".csv") {
+		// No y column: read u as both signals (y is not used).
+		uOnly := opt
+		uOnly.YCol = opt.UCol
+		if d2, err2 := data.ReadFile(path, uOnly); err2 == nil {
+			d, err = d2, nil
+		}
+	}
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--data: %w", err))
+	}
+	if err := d.Validate(1); err != nil {
+		return nil, badInput(fmt.Errorf("--data: %w", err))
+	}
+	return d, nil
+}
+
+func runSimulate(e *env, args []string) error {
+	fs := newFlags("gputrain simulate")
+	var modelPath, dataPath, out, config, uCol, yCol string
+	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
+	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u, optional batch and y), .npy, .npz or .mat")
+	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
+	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
+	fs.StringVar(&yCol, "y", "y", "name of the output column, if any (ignored by the simulation)")
+	spec := flagSpec{
+		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
+		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
+q(t) = ŷ(t−1), from zero initial conditions at the start of every batch. The output has one row
+per input row, with columns batch (numbered 0, 1, … in file order), u and y_sim.`,
+		example: `gputrain simulate --model model.json --data test.csv --out sim.csv`,
+	}
+	if err := parseFlags(e, fs, spec, args); err != nil {
+		return err
+	}
+	if out == "" {
+		return usagef("--out FILE.csv is required (or --out - for stdout)")
+	}
+	if out != "-" {
+		if err := checkOutPath("out", out); err != nil {
+			return err
+		}
+	}
+	m, _, err := loadModel(modelPath)
+	if err != nil {
+		return err
+	}
+	d, err := readInputs(dataPath, data.ReadOptions{UCol: uCol, YCol: yCol})
+	if err != nil {
+		return err
+	}
+	write := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.WriteString("batch,u,y_sim\n")
+		var buf []byte
+		for i, b := range d.Batches {
+			ysim, _ := m.Simulate(b.U)
+			for t := range b.U {
+				buf = strconv.AppendInt(buf[:0], int64(i), 10)
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, b.U[t], 'g', -1, 64)
+				buf = append(buf, ',')
+				buf = strconv.AppendFloat(buf, ysim[t], 'g', -1, 64)
+				buf = append(buf, '\n')
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+		return bw.Flush()
+	}
+	if out == "-" {
+		if err := write(e.stdout); err != nil {
+			return failf("writing to stdout: %v", err)
+		}
+		return nil
+	}
+	if err := model.WriteAtomic(out, write); err != nil {
+		return failf("%v", err)
+	}
+	fmt.Fprintf(e.stdout, "wrote %d rows (%d batches) to %s\n", d.Samples(), d.Len(), out)
+	return nil
+}

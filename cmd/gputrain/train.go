@@ -1,0 +1,405 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/kernels"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// hyper binds the hyper-parameter flags shared by train and demo to a
+// trainer.Config whose values are the flag defaults (trainer.DefaultConfig).
+type hyper struct {
+	fs         *flag.FlagSet
+	cfg        trainer.Config
+	hidden     intList
+	feedback   bool
+	noFeedback bool
+}
+
+func addHyperFlags(fs *flag.FlagSet) *hyper {
+	h := &hyper{fs: fs, cfg: trainer.DefaultConfig()}
+	c := &h.cfg
+	h.hidden = append(intList{}, c.Structure.Hidden...)
+	h.feedback = c.Structure.Feedback
+	fs.IntVar(&c.Structure.Branches, "branches", c.Structure.Branches, "m_N, number of lifted FIR branches (0 with --linear-taps N: a plain passive linear FIR)")
+	fs.IntVar(&c.Structure.Taps, "taps", c.Structure.Taps, "m_G, taps of each branch FIR")
+	fs.IntVar(&c.Structure.R1, "r1", c.Structure.R1, "R1, input memory of the lifting network")
+	fs.IntVar(&c.Structure.R2, "r2", c.Structure.R2, "R2, memory of the fed-back output q(t) = y(t−1) in the lifting network")
+	fs.Var(&h.hidden, "hidden", "hidden layer widths of the lifting MLP, comma-separated (\"\" for none)")
+	fs.BoolVar(&h.feedback, "feedback", h.feedback, "FB model: the lifting network also sees q(t) = y(t−1)")
+	fs.BoolVar(&h.noFeedback, "no-feedback", false, "FF model: the lifting network sees u only (same as --feedback=false)")
+	fs.IntVar(&c.Structure.LinearTaps, "linear-taps", c.Structure.LinearTaps, "taps of a parallel passive linear FIR (0: none)")
+	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess), sampled (Theorem 3 on H+1 frequencies), kyp (Theorem 4 LMI) or none (the paper's np variants)")
+	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
+	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε")
+	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k (rho ≤ 0: no decay bounds)")
+	fs.Float64Var(&c.Decay, "decay", c.Decay, "decay rate of the tap bound, in (0, 1]")
+	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step")
+	fs.IntVar(&c.Iters, "iters", c.Iters, "K, alternations of Algorithm 1 (θ_G step, then Adam on θ_N)")
+	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "Adam epochs per alternation")
+	fs.IntVar(&c.Patience, "patience", c.Patience, "early stopping: epochs without validation improvement")
+	fs.IntVar(&c.Batch, "batch", c.Batch, "trajectories per Adam mini-batch")
+	fs.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
+	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "Adam decoupled weight decay")
+	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
+	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the final closed-loop (BPTT) step (0: none)")
+	fs.IntVar(&c.BPTTBatch, "bptt-batch", c.BPTTBatch, "trajectories per BPTT mini-batch")
+	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
+	fs.Float64Var(&c.BPTTLR, "bptt-lr", c.BPTTLR, "peak learning rate of the BPTT step")
+	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
+	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
+	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags cuda)")
+	return h
+}
+
+// resolve finishes and checks the configuration after parsing: every bad
+// value is a usage error naming its flag.
+func (h *hyper) resolve() (trainer.Config, error) {
+	c := h.cfg
+	c.Structure.Hidden = append([]int{}, h.hidden...)
+	if h.noFeedback {
+		if isSet(h.fs, "feedback") && h.feedback {
+			return c, usagef("--feedback and --no-feedback contradict each other; give one")
+		}
+		h.feedback = false
+	}
+	c.Structure.Feedback = h.feedback
+	s := c.Structure
+	type check struct {
+		bad  bool
+		flag string
+		val  any
+		want string
+	}
+	for _, k := range []check{
+		{s.Branches < 0, "branches", s.Branches, "≥ 0"},
+		{s.Taps < 0 || (s.Branches > 0 && s.Taps < 1), "taps", s.Taps, "≥ 1"},
+		{s.R1 < 0 || (s.Branches > 0 && s.R1 < 1), "r1", s.R1, "≥ 1"},
+		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
+		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
+		{!slices.Contains([]string{"exact", "sampled", "kyp", "none"}, c.Passivity), "passivity", fmt.Sprintf("%q", c.Passivity), "one of exact, sampled, kyp, none"},
+		{c.Passivity == "sampled" && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
+		{c.H < 0, "H", c.H, "≥ 0"},
+		{!finite(c.Eps) || c.Eps < 0, "eps", c.Eps, "a finite number ≥ 0"},
+		{!finite(c.Rho), "rho", c.Rho, "finite"},
+		{c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1), "decay", c.Decay, "in (0, 1]"},
+		{!finite(c.GammaG) || c.GammaG < 0, "gamma-g", c.GammaG, "a finite number ≥ 0"},
+		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
+		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
+		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
+		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
+		{!(c.LR > 0) || !finite(c.LR), "lr", c.LR, "a finite number > 0"},
+		{!finite(c.WeightDecay) || c.WeightDecay < 0, "weight-decay", c.WeightDecay, "a finite number ≥ 0"},
+		{!finite(c.Clip) || c.Clip < 0, "clip", c.Clip, "a finite number ≥ 0"},
+		{c.BPTTEpochs < 0, "bptt-epochs", c.BPTTEpochs, "≥ 0"},
+		{c.BPTTEpochs > 0 && c.BPTTBatch < 1, "bptt-batch", c.BPTTBatch, "≥ 1"},
+		{c.BPTTPatience < 0, "bptt-patience", c.BPTTPatience, "≥ 0"},
+		{c.BPTTEpochs > 0 && (!(c.BPTTLR > 0) || !finite(c.BPTTLR)), "bptt-lr", c.BPTTLR, "a finite number > 0"},
+		{!finite(c.BPTTClip) || c.BPTTClip < 0, "bptt-clip", c.BPTTClip, "a finite number ≥ 0"},
+		{c.Workers < 0, "workers", c.Workers, "≥ 0 (0: one per CPU)"},
+		{c.Device != "cpu" && c.Device != "cuda", "device", fmt.Sprintf("%q", c.Device), "cpu or cuda"},
+	} {
+		if k.bad {
+			return c, usagef("--%s %v: must be %s; see '%s --help'", k.flag, k.val, k.want, h.fs.Name())
+		}
+	}
+	if err := s.Check(); err != nil {
+		return c, usagef("%v; choose --branches/--taps/--linear-taps/--r1/--r2/--hidden accordingly", err)
+	}
+	if c.Device == "cuda" {
+		// Fail now, not after reading gigabytes: the build or the machine may lack CUDA.
+		if _, err := kernels.NewBackend("cuda"); err != nil {
+			return c, usagef("--device cuda: %v", err)
+		}
+	}
+	if s.Branches == 0 && c.BPTTEpochs > 0 {
+		c.BPTTEpochs = 0 // a linear FIR has no θ_N to train
+	}
+	return c, nil
+}
+
+// settings is the training configuration as JSON keyed by flag names: it is
+// stored as the model file's "training" object, and is itself a valid
+// --config file (YAML reads JSON).
+func settings(c trainer.Config, extra map[string]any) json.RawMessage {
+	m := map[string]any{
+		"branches": c.Structure.Branches, "taps": c.Structure.Taps, "r1": c.Structure.R1, "r2": c.Structure.R2,
+		"hidden": append([]int{}, c.Structure.Hidden...), "feedback": c.Structure.Feedback, "linear-taps": c.Structure.LinearTaps,
+		"passivity": c.Passivity, "H": c.H, "eps": c.Eps, "rho": c.Rho, "decay": c.Decay, "gamma-g": c.GammaG,
+		"iters": c.Iters, "epochs": c.Epochs, "patience": c.Patience, "batch": c.Batch, "lr": c.LR,
+		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
+		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
+		"workers": c.Workers, "device": c.Device,
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// checkOutPath fails early (before hours of training) when path cannot be
+// written: its directory must exist and path must not be a directory.
+func checkOutPath(flagName, path string) error {
+	if path == "" {
+		return usagef("--%s is empty; give a file name", flagName)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--%s %s is a directory; give a file name", flagName, path)
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return usagef("--%s %s: directory %s does not exist; create it first", flagName, path, dir)
+	}
+	return nil
+}
+
+// readData reads and validates a data file for a model of the given memory;
+// every problem is bad input (exit 2) with the reader's message.
+func readData(flagName, path string, opt data.ReadOptions, minLen int) (*data.Dataset, error) {
+	if path == "" {
+		return nil, usagef("--%s FILE is required (a .csv with columns u,y and optionally batch; or .npy, .npz, .mat)", flagName)
+	}
+	d, err := data.ReadFile(path, opt)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--%s: %w", flagName, err))
+	}
+	if err := d.Validate(minLen); err != nil {
+		return nil, badInput(fmt.Errorf("--%s: %w", flagName, err))
+	}
+	return d, nil
+}
+
+// holdOut splits d into training and validation batches: a seeded 20% (at
+// least one batch) is held out when d has at least five batches; otherwise
+// val is nil.
+func holdOut(d *data.Dataset, seed uint64) (train, val *data.Dataset) {
+	n := d.Len()
+	if n < 5 {
+		return d, nil
+	}
+	nval := max(1, n/5)
+	perm := rand.New(rand.NewPCG(seed, seed)).Perm(n)
+	isVal := make([]bool, n)
+	for _, i := range perm[:nval] {
+		isVal[i] = true
+	}
+	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts}
+	val = &data.Dataset{Name: d.Name + " (held-out 20%)", Ts: d.Ts}
+	for i, b := range d.Batches {
+		if isVal[i] {
+			val.Batches = append(val.Batches, b)
+		} else {
+			train.Batches = append(train.Batches, b)
+		}
+	}
+	return train, val
+}
+
+// trainJob is one training run with its outputs.
+type trainJob struct {
+	cfg        trainer.Config
+	train, val *data.Dataset
+	out        string          // model file
+	plotDir    string          // "" for no plots
+	settings   json.RawMessage // stored as the model's training object
+	prog       *progress
+}
+
+// trainOutcome is what a run produced.
+type trainOutcome struct {
+	res         *trainer.Result
+	seconds     float64
+	saved       bool
+	interrupted bool
+}
+
+// runTraining trains, saves the model atomically (also the best model so far
+// when Ctrl-C cancels e.ctx) and writes the plots. An interrupted run is a
+// failure (exit 1) even when its best model was saved.
+func runTraining(e *env, job trainJob) (trainOutcome, error) {
+	var out trainOutcome
+	cfg := job.cfg
+	cfg.Progress = job.prog.callback()
+	start := time.Now()
+	res, err := trainer.Train(e.ctx, cfg, job.train, job.val)
+	job.prog.finish()
+	out.res, out.seconds = res, time.Since(start).Seconds()
+	if err != nil && !errors.Is(err, context.Canceled) && e.ctx.Err() == nil {
+		return out, failf("training failed: %v", err)
+	}
+	out.interrupted = err != nil || e.ctx.Err() != nil
+	if res == nil || res.Model == nil {
+		if out.interrupted {
+			return out, failf("interrupted before a model was trained; nothing written")
+		}
+		return out, failf("the trainer returned no model; nothing written")
+	}
+	meta := res.Meta
+	meta.Training = job.settings
+	if meta.Mode == "" {
+		meta.Mode = cfg.Passivity
+	}
+	if meta.Ts == 0 && job.train != nil {
+		meta.Ts = job.train.Ts
+	}
+	if err := model.Save(job.out, res.Model, meta); err != nil {
+		return out, failf("%v; nothing written", err)
+	}
+	out.saved = true
+	if out.interrupted {
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(res.BestValFit), job.out)
+	}
+	if job.plotDir != "" {
+		if err := trainingPlots(job.plotDir, res, job.val, job.train); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func valFitText(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (validation fit %.2f%%)", f)
+}
+
+// jsonFloat turns NaN and ±Inf (not representable in JSON) into null.
+func jsonFloat(f float64) *float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+func runTrain(e *env, args []string) error {
+	fs := newFlags("gputrain train")
+	h := addHyperFlags(fs)
+	var (
+		dataPath, valPath, out, plotDir, config, uCol, yCol string
+		ts                                                  float64
+		quiet, jsonOut                                      bool
+	)
+	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat")
+	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5)")
+	fs.StringVar(&out, "out", "model.json", "model file to write (atomically)")
+	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
+	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
+	fs.StringVar(&yCol, "y", "y", "name of the output column (CSV) or variable (.npz, .mat)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: unknown)")
+	fs.BoolVar(&quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
+	spec := flagSpec{
+		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [flags]",
+		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
+θ_G step (passive FIR least squares) and Adam on the lifting network θ_N, then an optional
+closed-loop backpropagation-through-time step. Defaults are the paper's mass-spring-damper
+settings. Ctrl-C stops and saves the best model so far (exit 1).`,
+		example: `gputrain gen msd --batches 50 --seed 1 --out train.csv
+gputrain train --data train.csv --branches 4 --taps 30 --iters 2 --epochs 50 --out model.json
+gputrain train --data robot.csv --u ue --y ye --branches 0 --linear-taps 500 --out fir.json
+gputrain train --config settings.toml --data train.csv --lr 1e-3`,
+	}
+	if err := parseFlags(e, fs, spec, args); err != nil {
+		return err
+	}
+	cfg, err := h.resolve()
+	if err != nil {
+		return err
+	}
+	if !finite(ts) || ts < 0 {
+		return usagef("--ts %v: must be a finite number ≥ 0", ts)
+	}
+	if err := checkOutPath("out", out); err != nil {
+		return err
+	}
+	opt := data.ReadOptions{UCol: uCol, YCol: yCol, Ts: ts}
+	mem := cfg.Structure.Memory()
+	trainSet, err := readData("data", dataPath, opt, mem)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
+	var valSet *data.Dataset
+	if valPath != "" {
+		if valSet, err = readData("val", valPath, opt, mem); err != nil {
+			return err
+		}
+	} else {
+		n := trainSet.Len()
+		trainSet, valSet = holdOut(trainSet, cfg.Seed)
+		if valSet == nil {
+			prog.note("note: %d batch(es) and no --val: training without validation (no early stopping on held-out data); give --val FILE to validate", n)
+		} else {
+			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
+		}
+	}
+	extra := map[string]any{"data": dataPath, "u": uCol, "y": yCol}
+	if valPath != "" {
+		extra["val"] = valPath
+	}
+	oc, err := runTraining(e, trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
+		settings: settings(cfg, extra), prog: prog})
+	if jsonOut && oc.res != nil {
+		r := map[string]any{
+			"model": out, "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
+			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
+			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
+		}
+		if err := writeJSON(e.stdout, r); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !jsonOut && !quiet {
+		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
+			oc.seconds, valFitText(oc.res.BestValFit), certText(oc.res.Cert), out)
+		if plotDir != "" {
+			fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
+		}
+	}
+	return nil
+}
+
+// certText is a one-line summary of a certificate.
+func certText(c model.Certificate) string {
+	minRe, where := math.Inf(1), ""
+	for j, b := range c.Branches {
+		if b.MinRe < minRe {
+			minRe, where = b.MinRe, fmt.Sprintf("branch %d at ω = %.4f", j, b.Omega)
+		}
+	}
+	if c.Linear != nil && c.Linear.MinRe < minRe {
+		minRe, where = c.Linear.MinRe, fmt.Sprintf("linear FIR at ω = %.4f", c.Linear.Omega)
+	}
+	state := "passive"
+	if !c.Passive {
+		state = "NOT passive"
+	}
+	if math.IsInf(minRe, 1) {
+		return state
+	}
+	return fmt.Sprintf("%s, min Re G = %.4g (%s)", state, minRe, where)
+}

@@ -1,0 +1,60 @@
+// Package convex solves the θ_G step of Algorithm 1 (paper eqs. (15)–(17), Theorem 3): the
+// passive FIR least-squares problem
+//
+//	minimize ½θᵀ(P + γ_G I)θ − bᵀθ
+//
+// given the Gram matrix P = ΣΦᵀΦ and b = ΣΦᵀy (the caller forms them — see FIRGram — so the
+// solver never sees the data length T), subject to per-block constraints on the taps
+// g = θ[Offset:Offset+Len] of each FIR filter:
+//
+//   - Sampled (Theorem 3): Σ_k g(k)·2cos(hπk/H) ≥ ε for h = 0..H. Note the "2cos" convention of
+//     the paper, e^{−iωk} + e^{iωk}: the sampled constraint is Re G(ω_h) ≥ ε/2.
+//   - Exact (beyond the paper): min over ω ∈ [0, π] of Re G(e^{iω}) = Σ_k g(k)cos(kω) ≥ Margin,
+//     with no ε or H to guess, and a certificate.
+//   - Decay bounds |g(k)| ≤ ρ·ρ_j^k when Rho > 0, with either kind.
+//   - None: no constraint (the paper's "np" variants).
+//
+// # Method
+//
+// Solve is a primal-dual interior-point method (Mehrotra predictor-corrector) inside an
+// exchange (cutting-plane) loop over the frequency constraints. The inner problem has a working
+// set of frequency rows 2cos(ω_i k) per block; its Newton matrix P + γI + Σ_blocks AᵀDA + diag
+// is formed in O(|working set|·Len + n²) per iteration because AᵀDA is Toeplitz plus Hankel,
+// 2[c(k−l) + c(k+l)] with c(m) = Σ_i d_i cos(ω_i m), and factorized by one dense Cholesky
+// (LAPACK dpotrf). Branches are independent in the constraints; P couples them.
+//
+// Sampled blocks start from a uniform subset of about 2·Len of the H+1 samples. After each inner
+// solve all H+1 sampled values are evaluated with one DCT-I of length H+1 (gonum dsp/fourier),
+// and the minimizer of every run of violated samples, with two neighbours on each side, joins
+// the working set. When no sample is violated the point is the optimum of the full sampled QP:
+// the reported KKT residuals are those of the full problem (all H+1 rows, multipliers zero
+// outside the working set).
+//
+// Exact blocks start from 2·Len+1 uniform frequencies. After each inner solve the block is
+// certified (see Certify); every local minimum of Re G below the margin joins the working set
+// with a cluster of 8 points around it (the dip of the next iterate between constraint points
+// shrinks with the square of their spacing). Intermediate inner solves stop at a relative
+// residual of 1e-6, the final one at Options.Tol.
+//
+// Safety margin of exact mode: the working rows are imposed at Margin + Delta, Delta =
+// 1e-8·max(|Margin|, Σ|g|) (BlockState.Delta), and the loop stops when the certified minimum of
+// the taps exactly as returned is ≥ Margin. So Certificates[j].MinRe ≥ Margin is guaranteed
+// (and Passive is true when Margin ≥ 0) — a non-passive filter is never returned as passive. If
+// the exchange loop runs out of rounds, g(0) is raised by the remaining deficit, which shifts
+// Re G uniformly (Solution.Shift reports it; it is 0 in normal operation). The optimum found
+// is that of the problem with margin Margin + Delta over the final working set; its objective
+// differs from the semi-infinite optimum by O(Delta·Σz).
+//
+// Warm starts: Options.Warm seeds the iterate, the multipliers and the working sets (sampled
+// indices with non-negligible multipliers; all previous exact-mode frequencies), which is what
+// the trainer wants when it calls Solve K times on slowly changing problems.
+//
+// # Certificate
+//
+// Certify returns a rigorous lower bound on min_ω Re G: p = Re G, p′, p″ are evaluated on a
+// grid of N+1 ≥ 8(Len−1)+1 points with a DCT-I and a DST-I; on each cell the quadratic Taylor
+// model less M₃R³/6 (M₃ = Σk³|g(k)| bounds |p‴|) less an explicit rounding-error bound is a lower
+// bound; cells that could still hold the minimum are bisected and evaluated directly (branch
+// and bound); the best point is polished by Newton's method. The bound is within a few
+// 1e-12·Σ|g| of the true minimum, and Omega is where the minimum is attained.
+package convex

@@ -1,0 +1,467 @@
+package convex
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+const (
+	defaultTol     = 1e-9
+	defaultMaxIter = 100
+	maxRounds      = 50
+	// deltaRel is the internal safety margin of Exact blocks relative to max(|Margin|, Σ|g|).
+	deltaRel = 1e-8
+	looseTol = 1e-9
+	// exactGrid·Len is about the size of the uniform grid of an Exact block.
+	exactGrid = 8
+)
+
+// fullSampledLen is the block length from which a Sampled block keeps all H+1 rows (applied
+// with DCTs) instead of running the exchange over a subset of them.
+const fullSampledLen = 64
+
+// blockWork is the exchange-method state of one constrained block.
+type blockWork struct {
+	idx     int
+	bl      Block
+	ib      *ipBlock
+	samples []int // Sampled: indices h of the working rows (parallel to ib.omega)
+	inSet   map[int]bool
+	delta   float64
+	rounds  int
+	nfRun   int // working rows in the last inner solve
+	cert    Certificate
+	shift   float64
+}
+
+// Solve minimizes ½θᵀ(P + γ_G I)θ − bᵀθ subject to the block constraints. See the package
+// documentation for the method. On ErrIterationLimit or ErrNumerical the best iterate found is
+// returned together with the error.
+func Solve(p *Problem, opt *Options) (*Solution, error) {
+	n, err := p.validate()
+	if err != nil {
+		return nil, err
+	}
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	if !(o.Tol > 0) {
+		o.Tol = defaultTol
+	}
+	if o.MaxIter <= 0 {
+		o.MaxIter = defaultMaxIter
+	}
+	warm := o.Warm
+	if warm != nil && (len(warm.X) != n || len(warm.State) != len(p.Blocks)) {
+		warm = nil
+	}
+
+	Q := mat.NewSymDense(n, nil)
+	Q.CopySym(p.P)
+	if p.GammaG != 0 {
+		raw := Q.RawSymmetric()
+		for i := 0; i < n; i++ {
+			raw.Data[i*raw.Stride+i] += p.GammaG
+		}
+	}
+	ip := newIPSolver(Q, p.B)
+
+	var works []*blockWork
+	for j, bl := range p.Blocks {
+		if bl.Kind == None {
+			continue
+		}
+		w := &blockWork{idx: j, bl: bl, ib: &ipBlock{off: bl.Offset, L: bl.Len}}
+		if bl.Rho > 0 {
+			w.ib.ub = make([]float64, bl.Len)
+			for k := range w.ib.ub {
+				w.ib.ub[k] = bl.Rho * math.Pow(bl.Decay, float64(k))
+			}
+		}
+		var ws *BlockState
+		if warm != nil {
+			ws = &warm.State[j]
+			if len(ws.ZUpper) != len(w.ib.ub) || len(ws.Omega) != len(ws.Z) {
+				ws = nil
+			}
+		}
+		switch bl.Kind {
+		case Sampled:
+			w.ib.rhs = bl.Eps
+			if bl.Len >= fullSampledLen && bl.H >= bl.Len {
+				// all H+1 rows at once, applied with DCTs: no exchange
+				w.ib.gridH = bl.H
+				break
+			}
+			w.inSet = map[int]bool{}
+			m0 := min(bl.H, max(2*bl.Len, 8))
+			for i := 0; i <= m0; i++ {
+				w.addSample(int(math.Round(float64(i) * float64(bl.H) / float64(m0))))
+			}
+			if ws != nil && len(ws.Samples) == len(ws.Z) {
+				zmax := normInf(ws.Z)
+				for i, h := range ws.Samples {
+					if h >= 0 && h <= bl.H && ws.Z[i] > 1e-9*zmax {
+						w.addSample(h)
+					}
+				}
+			}
+		case Exact:
+			w.delta = deltaRel * math.Abs(bl.Margin)
+			w.ib.gridH = niceSize(exactGrid * bl.Len)
+			if ws != nil {
+				if ws.Delta > 0 {
+					w.delta = ws.Delta
+				}
+				// all previous frequencies: the refinement clusters around the contact points
+				// are what makes the next certificate pass in one round.
+				for _, om := range ws.Omega {
+					w.addOmega(om)
+				}
+			}
+			w.ib.rhs = 2 * (bl.Margin + w.delta)
+		}
+		works = append(works, w)
+	}
+
+	sol := &Solution{}
+	var prevZ [][]float64 // per work: z of its rows (freq rows then bounds) from the previous round
+	useWarm := warm != nil
+	var runErr error
+	// Intermediate rounds only identify the working set: solve them to looseTol, then finish with
+	// a tight solve (which may still add constraints).
+	tight := len(works) == 0 || looseTol <= o.Tol
+	for round := 0; ; round++ {
+		blocks := make([]*ipBlock, len(works))
+		for i, w := range works {
+			w.nfRun = len(w.ib.omega)
+			w.ib.buildTab()
+			blocks[i] = w.ib
+			w.rounds++
+		}
+		ip.setBlocks(blocks)
+		switch {
+		case round == 0 && useWarm:
+			copy(ip.x, warm.X)
+			for i := range ip.z {
+				ip.z[i] = 0
+			}
+			for _, w := range works {
+				ws := &warm.State[w.idx]
+				if len(ws.ZUpper) != len(w.ib.ub) || len(ws.Omega) != len(ws.Z) {
+					continue
+				}
+				z := ip.z[w.ib.row0:]
+				// match frequency rows by value
+				idx := map[float64]float64{}
+				for i, om := range ws.Omega {
+					idx[om] = ws.Z[i]
+				}
+				for i, om := range w.ib.omega {
+					z[i] = idx[om]
+				}
+				if w.ib.ub != nil {
+					nf := len(w.ib.omega)
+					copy(z[nf:], ws.ZUpper)
+					copy(z[nf+w.bl.Len:], ws.ZLower)
+				}
+				if w.ib.gridH > 0 && len(ws.GridZ) == w.ib.gridH+1 {
+					copy(z[w.ib.gridOff():], ws.GridZ)
+				}
+			}
+			ip.warmStart()
+		case round == 0:
+			if ip.m > 0 && !ip.coldStart() {
+				return nil, fmt.Errorf("convex: cannot factorize P + γI + GᵀG: %w", ErrNumerical)
+			}
+		default:
+			for i := range ip.z {
+				ip.z[i] = 0
+			}
+			for i, w := range works {
+				z := ip.z[w.ib.row0:]
+				old := prevZ[i]
+				nf := len(w.ib.omega)
+				nfOld := len(old) - (w.ib.nrows() - nf)
+				copy(z, old[:nfOld])
+				copy(z[nf:], old[nfOld:])
+			}
+			ip.warmStart()
+		}
+		rtol := o.Tol
+		if !tight {
+			rtol = math.Max(o.Tol, looseTol)
+		}
+		runErr = ip.run(rtol, o.MaxIter)
+		sol.Iterations += ip.iters
+		if runErr != nil && (round > 0 || useWarm) {
+			// a warm start that stalls: start again cold on the same working set
+			if ip.coldStart() {
+				runErr = ip.run(rtol, o.MaxIter)
+				sol.Iterations += ip.iters
+			}
+		}
+		sol.Rounds++
+		if runErr != nil {
+			break
+		}
+		prevZ = prevZ[:0]
+		for _, w := range works {
+			prevZ = append(prevZ, append([]float64(nil), ip.z[w.ib.row0:w.ib.row0+w.ib.nrows()]...))
+		}
+		changed := false
+		for _, w := range works {
+			g := ip.x[w.bl.Offset : w.bl.Offset+w.bl.Len]
+			switch w.bl.Kind {
+			case Sampled:
+				if w.inSet == nil {
+					continue // every row is in the working set
+				}
+				vtol := 0.1 * o.Tol * (1 + math.Abs(w.bl.Eps))
+				if w.addViolated(g, vtol) {
+					changed = true
+				}
+			case Exact:
+				if w.delta == 0 {
+					S := 0.0
+					for _, v := range g {
+						S += math.Abs(v)
+					}
+					if S > 0 {
+						w.delta = math.Max(deltaRel*S, 10*o.Tol)
+						w.ib.rhs = 2 * (w.bl.Margin + w.delta)
+						changed = true
+					}
+				}
+				cert, cands := certify(g, w.bl.Margin+0.5*w.delta)
+				w.cert = cert
+
+				// below the margin by more than the inner solve's accuracy?
+				// Accept a dip of less than Delta/2 below the margin (the final fix-up raises
+				// g(0) by it), or the inner solve's accuracy in intermediate rounds.
+				if cert.MinRe >= w.bl.Margin-math.Max(0.5*w.delta, (rtol-o.Tol)*(1+ip.hnorm)) {
+					continue
+				}
+				added := false
+				for _, om := range cands {
+					if w.addCluster(om) {
+						added = true
+					}
+				}
+				if added {
+					changed = true
+				}
+			}
+		}
+		if !changed {
+			if tight {
+				break
+			}
+			tight = true
+		}
+		if round+1 >= maxRounds {
+			runErr = ErrIterationLimit
+			for _, w := range works { // drop rows the last solve did not see
+				w.ib.omega = w.ib.omega[:w.nfRun]
+				if w.samples != nil {
+					w.samples = w.samples[:w.nfRun]
+				}
+			}
+			break
+		}
+	}
+
+	// Exact blocks still below the margin (only after the round limit or when no new frequency
+	// could be added): raise g(0) by the deficit, which shifts Re G uniformly.
+	x := append([]float64(nil), ip.x...)
+	sol.Shift = make([]float64, len(p.Blocks))
+	for _, w := range works {
+		if w.bl.Kind != Exact {
+			continue
+		}
+		g := x[w.bl.Offset : w.bl.Offset+w.bl.Len]
+		c, _ := certify(g, math.Inf(-1))
+		if c.MinRe < w.bl.Margin {
+			d := w.bl.Margin - c.MinRe + 1e-3*w.delta + 1e-12*(1+math.Abs(w.bl.Margin))
+			g[0] += d
+			w.shift = d
+			sol.Shift[w.idx] = d
+		}
+	}
+	sol.X = x
+	sol.Objective = Objective(p, x)
+	sol.Certificates = make([]Certificate, len(p.Blocks))
+	for j, bl := range p.Blocks {
+		sol.Certificates[j], _ = certify(x[bl.Offset:bl.Offset+bl.Len], math.Inf(-1))
+	}
+	sol.State = make([]BlockState, len(p.Blocks))
+	for _, w := range works {
+		z := ip.z[w.ib.row0:]
+		nf := len(w.ib.omega)
+		st := BlockState{
+			Omega:  append([]float64(nil), w.ib.omega...),
+			Z:      append([]float64(nil), z[:nf]...),
+			RHS:    w.ib.rhs,
+			Delta:  w.delta,
+			Rounds: w.rounds,
+		}
+		if w.samples != nil {
+			st.Samples = append([]int(nil), w.samples...)
+		}
+		if w.ib.ub != nil {
+			st.ZUpper = append([]float64(nil), z[nf:nf+w.bl.Len]...)
+			st.ZLower = append([]float64(nil), z[nf+w.bl.Len:nf+2*w.bl.Len]...)
+		}
+		if w.ib.gridH > 0 {
+			st.GridH = w.ib.gridH
+			st.GridZ = append([]float64(nil), z[w.ib.gridOff():w.ib.gridOff()+w.ib.gridH+1]...)
+		}
+		sol.State[w.idx] = st
+	}
+	sol.KKT = fullKKT(p, ip, works, x)
+	if runErr != nil {
+		if errors.Is(runErr, ErrIterationLimit) {
+			return sol, fmt.Errorf("convex: Solve after %d iterations, %d rounds: %w", sol.Iterations, sol.Rounds, runErr)
+		}
+		return sol, fmt.Errorf("convex: Solve: %w", runErr)
+	}
+	return sol, nil
+}
+
+func (w *blockWork) addSample(h int) bool {
+	if w.inSet[h] {
+		return false
+	}
+	w.inSet[h] = true
+	w.samples = append(w.samples, h)
+	w.ib.omega = append(w.ib.omega, math.Pi*float64(h)/float64(w.bl.H))
+	return true
+}
+
+// addCluster adds ω and 8 points around it at spacing Δ/8, Δ the distance from ω to the nearest
+// working frequency: the next minimum is expected within that distance, and the dip of the next
+// iterate between constraint points shrinks with the square of their spacing (by 64 rather than
+// 4 per round when adding ω alone).
+func (w *blockWork) addCluster(om float64) bool {
+	d := math.Pi
+	for _, v := range w.ib.omega {
+		d = math.Min(d, math.Abs(v-om))
+	}
+	added := w.addOmega(om)
+	if d < 1e-9 {
+		return added
+	}
+	for j := 1; j <= 4; j++ {
+		for _, v := range []float64{om - float64(j)*d/8, om + float64(j)*d/8} {
+			if v >= 0 && v <= math.Pi && w.addOmega(v) {
+				added = true
+			}
+		}
+	}
+	return added
+}
+
+func (w *blockWork) addOmega(om float64) bool {
+	for _, v := range w.ib.omega {
+		if math.Abs(v-om) < 1e-9 {
+			return false
+		}
+	}
+	w.ib.omega = append(w.ib.omega, om)
+	return true
+}
+
+// sampledValues returns v_h = Σ_k g(k)·2cos(hπk/H), h = 0..H, by one DCT-I of length H+1
+// (taps beyond H are folded with cos(hπk/H) = cos(hπ(2H−k)/H)).
+func sampledValues(g []float64, H int, dst []float64) []float64 {
+	src := make([]float64, H+1)
+	for k, v := range g {
+		kk := k % (2 * H)
+		if kk > H {
+			kk = 2*H - kk
+		}
+		if kk == 0 || kk == H {
+			src[kk] += 2 * v
+		} else {
+			src[kk] += v
+		}
+	}
+	if dst == nil {
+		dst = make([]float64, H+1)
+	}
+	t, put := getDCT(H + 1)
+	t.Transform(dst, src)
+	put()
+	return dst
+}
+
+// addViolated checks every sampled constraint and adds, for each run of violated samples, its
+// minimizer and the two neighbours. It reports whether anything was added.
+func (w *blockWork) addViolated(g []float64, vtol float64) bool {
+	H := w.bl.H
+	v := sampledValues(g, H, nil)
+	lim := w.bl.Eps - vtol
+	added := false
+	for h := 0; h <= H; {
+		if v[h] >= lim {
+			h++
+			continue
+		}
+		best := h
+		for ; h <= H && v[h] < lim; h++ {
+			if v[h] < v[best] {
+				best = h
+			}
+		}
+		for c := best - sampledNbr; c <= best+sampledNbr; c++ {
+			if c >= 0 && c <= H && w.addSample(c) {
+				added = true
+			}
+		}
+	}
+	return added
+}
+
+// fullKKT evaluates the relative KKT residuals of the full problem (all H+1 rows of Sampled
+// blocks, the working set of Exact blocks, all bounds) at x and the multipliers of ip.
+func fullKKT(p *Problem, ip *ipSolver, works []*blockWork, x []float64) Residuals {
+	n := len(x)
+	qx := make([]float64, n)
+	ip.qmul(x, qx)
+	gx := make([]float64, ip.m)
+	ip.mulG(x, gx)
+	gtz := make([]float64, n)
+	ip.mulGT(ip.z, gtz)
+	obj := Objective(p, x)
+	var rd float64
+	for i := range qx {
+		rd = math.Max(rd, math.Abs(qx[i]-p.B[i]-gtz[i]))
+	}
+	var viol, comp float64
+	for i := range gx {
+		s := gx[i] - ip.h[i]
+		viol = math.Max(viol, -s/(1+math.Abs(ip.h[i])))
+		comp += ip.z[i] * math.Abs(s)
+	}
+	for _, w := range works {
+		if w.bl.Kind != Sampled {
+			continue
+		}
+		v := sampledValues(x[w.bl.Offset:w.bl.Offset+w.bl.Len], w.bl.H, nil)
+		for _, vh := range v {
+			viol = math.Max(viol, (w.bl.Eps-vh)/(1+math.Abs(w.bl.Eps)))
+		}
+	}
+	return Residuals{
+		Primal:          math.Max(0, viol),
+		Dual:            rd / (1 + math.Max(normInf(p.B), normInf(qx))),
+		Complementarity: comp / (1 + math.Abs(obj)),
+	}
+}
+
+// sampledNbr is the number of neighbours on each side added with a violated sample.
+const sampledNbr = 3

@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// WriteMSDTable writes the rows as a Markdown table.
+func WriteMSDTable(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "| model | data | closed-loop Fit median | mean | min | max | open-loop median | passive | min Re G | params | time |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		ol := "–"
+		if r.OpenLoop != nil {
+			ol = fmt.Sprintf("%.2f%%", r.OpenLoop.Median)
+		}
+		mr := "–"
+		if !math.IsNaN(r.MinRe) {
+			mr = fmt.Sprintf("%.3g", r.MinRe)
+		}
+		fmt.Fprintf(w, "| %s | %s | **%.2f%%** | %.2f%% | %.2f%% | %.2f%% | %s | %s | %s | %d | %.0f s |\n",
+			r.Model, r.Data, r.ClosedLoop.Median, r.ClosedLoop.Mean, r.ClosedLoop.Min, r.ClosedLoop.Max, ol, r.Passive, mr, r.Params, r.Seconds)
+	}
+}
+
+// WriteRobotTable writes the robot rows beside the paper's Table II.
+func WriteRobotTable(w io.Writer, rows []RobotRow) {
+	fmt.Fprintln(w, "| model | e | v1 | v2 | v3 | passive | min Re G | params | time |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| paper FIR | 85.19 | 85.54 | 47.60 | 86.17 | | | | |")
+	fmt.Fprintln(w, "| paper grey-box | 85.60 | 85.26 | 57.68 | 95.55 | | | | |")
+	fmt.Fprintln(w, "| paper NFIR | 92.29 | 89.88 | 57.34 | 83.14 | | | | |")
+	for _, r := range rows {
+		fmt.Fprintf(w, "| **%s (ours)** | %.2f | %.2f | %.2f | %.2f | %s | %.3g | %d | %.0f s |\n",
+			r.Model, r.Fit["e"], r.Fit["v1"], r.Fit["v2"], r.Fit["v3"], r.Passive, r.MinRe, r.Params, r.Seconds)
+	}
+}
+
+// BoxPlot draws the per-batch test Fit of each row as a box (closed loop;
+// FB models get a second, blue box for the open-loop score, as the paper's
+// Fig. 4). Fits below lo are clipped to lo so one diverging batch does not
+// flatten the figure. The format follows the file extension (png, svg, pdf).
+func BoxPlot(path, title string, rows []Row, lo float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "test Fit [%]"
+	w := vg.Points(14)
+	var names []string
+	x := 0.0
+	for _, r := range rows {
+		add := func(fits []float64, c color.Color) error {
+			v := make(plotter.Values, len(fits))
+			for i, f := range fits {
+				v[i] = math.Max(f, lo)
+			}
+			b, err := plotter.NewBoxPlot(w, x, v)
+			if err != nil {
+				return err
+			}
+			b.FillColor = c
+			p.Add(b)
+			return nil
+		}
+		if err := add(r.ClosedLoop.PerBatch, color.RGBA{R: 220, G: 220, B: 220, A: 255}); err != nil {
+			return fmt.Errorf("experiment: box plot: %w", err)
+		}
+		names = append(names, r.Model)
+		x++
+		if r.OpenLoop != nil {
+			if err := add(r.OpenLoop.PerBatch, color.RGBA{R: 120, G: 160, B: 230, A: 255}); err != nil {
+				return fmt.Errorf("experiment: box plot: %w", err)
+			}
+			names = append(names, r.Model+" (OL)")
+			x++
+		}
+	}
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = math.Pi / 5
+	p.X.Tick.Label.XAlign = -0.8
+	width := vg.Length(max(len(names), 4)) * vg.Centimeter * 1.6
+	if err := p.Save(width, 10*vg.Centimeter, path); err != nil {
+		return fmt.Errorf("experiment: save %s: %w", path, err)
+	}
+	return nil
+}
