@@ -23,27 +23,32 @@
 // 2[c(k−l) + c(k+l)] with c(m) = Σ_i d_i cos(ω_i m), and factorized by one dense Cholesky
 // (LAPACK dpotrf). Branches are independent in the constraints; P couples them.
 //
-// Sampled blocks start from a uniform subset of about 2·Len of the H+1 samples. After each inner
-// solve all H+1 sampled values are evaluated with one DCT-I of length H+1 (gonum dsp/fourier),
-// and the minimizer of every run of violated samples, with two neighbours on each side, joins
-// the working set. When no sample is violated the point is the optimum of the full sampled QP:
-// the reported KKT residuals are those of the full problem (all H+1 rows, multipliers zero
-// outside the working set).
+// Sampled blocks with Len ≥ 64 (and H ≥ Len) keep all H+1 rows in one interior-point solve:
+// the rows are applied with a DCT-I of length H+1 (gonum dsp/fourier) — products Aθ (all H+1
+// values of the cosine polynomial), Aᵀz, and c(m) = Σ_h d_h cos(hπm/H) for AᵀDA are one
+// transform each, O(H log H) — so an iteration costs O(H log H + Len²) plus the Cholesky.
+// Shorter Sampled blocks use an exchange over the samples instead (cheaper when Len is small):
+// start from a uniform subset of about 2·Len samples; after each inner solve evaluate all H+1
+// sampled values with one DCT-I and add the minimizer of every run of violated samples with
+// three neighbours on each side; stop when no sample is violated. Either way the point is the
+// optimum of the full sampled QP and the reported KKT residuals are those of the full problem
+// (all H+1 rows, multipliers zero outside the working set).
 //
-// Exact blocks start from 2·Len+1 uniform frequencies. After each inner solve the block is
-// certified (see Certify); every local minimum of Re G below the margin joins the working set
-// with a cluster of 8 points around it (the dip of the next iterate between constraint points
-// shrinks with the square of their spacing). Intermediate inner solves stop at a relative
-// residual of 1e-6, the final one at Options.Tol.
+// Exact blocks start from a uniform grid of about 8·Len frequencies (DCT rows as above). After
+// each inner solve the block is certified (see Certify); every local minimum of Re G below the
+// margin joins the working set with a cluster of 8 points around it (the dip of the next iterate
+// between constraint points shrinks with the square of their spacing), and the block is solved
+// again, warm-started.
 //
 // Safety margin of exact mode: the working rows are imposed at Margin + Delta, Delta =
-// 1e-8·max(|Margin|, Σ|g|) (BlockState.Delta), and the loop stops when the certified minimum of
-// the taps exactly as returned is ≥ Margin. So Certificates[j].MinRe ≥ Margin is guaranteed
-// (and Passive is true when Margin ≥ 0) — a non-passive filter is never returned as passive. If
-// the exchange loop runs out of rounds, g(0) is raised by the remaining deficit, which shifts
-// Re G uniformly (Solution.Shift reports it; it is 0 in normal operation). The optimum found
-// is that of the problem with margin Margin + Delta over the final working set; its objective
-// differs from the semi-infinite optimum by O(Delta·Σz).
+// max(1e-8·max(|Margin|, Σ|g|), 10·Tol) (BlockState.Delta), and the loop stops when the certified
+// minimum of the taps is ≥ Margin − Delta/2. If it is then still below Margin (normally by far
+// less than Delta), g(0) is raised by the deficit, which shifts Re G uniformly (Solution.Shift
+// reports the amount), and the taps exactly as returned are certified again. So
+// Certificates[j].MinRe ≥ Margin is guaranteed (and Passive is true when Margin ≥ 0): a
+// non-passive filter is never returned as passive. The optimum found is that of the problem
+// with margin Margin + Delta over the final working set, plus that shift; its objective differs
+// from the semi-infinite optimum by O(Delta·Σz), relatively about 1e-8.
 //
 // Warm starts: Options.Warm seeds the iterate, the multipliers and the working sets (sampled
 // indices with non-negligible multipliers; all previous exact-mode frequencies), which is what

@@ -110,7 +110,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		if s.open, err = graph.NewOpenLoop(s.m, s.be); err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
-		if cfg.BPTTEpochs > 0 {
+		if cfg.BPTTEpochs > 0 || (cfg.Structure.Feedback && cfg.Monitor != "open") {
 			if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
 				return nil, fmt.Errorf("trainer: %w", err)
 			}
@@ -272,6 +272,13 @@ func (s *session) thetaG(k int) error {
 	full := s.train.full
 	rows := full.Seqs.Total()
 	n := make([]float64, rows*st.Branches)
+	if st.Feedback && s.cfg.GramGains == "closed" && k > 0 {
+		cl, err := s.closedLoopBatch()
+		if err != nil {
+			return err
+		}
+		full = cl
+	}
 	if st.Branches > 0 {
 		if err := s.open.Gains(full, s.theta, n); err != nil {
 			return fmt.Errorf("trainer: gains: %w", err)
@@ -343,6 +350,32 @@ func (s *session) thetaG(k int) error {
 	return nil
 }
 
+// closedLoopBatch returns the training batch with q(t) = ŷ(t−1) from the
+// current model's closed-loop simulation in place of the measured output.
+func (s *session) closedLoopBatch() (*graph.Batch, error) {
+	full := s.train.full
+	if s.closed == nil {
+		var err error
+		if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+	}
+	yh := make([]float64, full.Seqs.Total())
+	if err := s.closed.Simulate(full, s.theta, s.m.G, s.m.Lin, yh); err != nil {
+		return nil, fmt.Errorf("trainer: closed-loop gains: %w", err)
+	}
+	var us, qs, ys [][]float64
+	for b, bt := range s.train.d.Batches {
+		lo, hi := full.Seqs.Off[b], full.Seqs.Off[b+1]
+		us, qs, ys = append(us, bt.U), append(qs, data.Q(yh[lo:hi])), append(ys, bt.Y)
+	}
+	cl, err := graph.NewBatch(s.m, us, qs, ys)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	return cl, nil
+}
+
 func aggFit(sse, yy float64) float64 {
 	if yy == 0 {
 		return math.NaN()
@@ -362,6 +395,10 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 	idx := make([]int, nb)
 	for i := range idx {
 		idx[i] = i
+	}
+	var yv []float64
+	if s.val.full != nil {
+		yv = make([]float64, s.val.full.Seqs.Total())
 	}
 	for ep := 0; ep < cfg.Epochs; ep++ {
 		if err := ctx.Err(); err != nil {
@@ -385,9 +422,9 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 		trainLoss := sse / float64(rows)
 		monitor, valFit := trainLoss, math.NaN()
 		if s.val.full != nil {
-			vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, grad)
+			vl, err := s.validationLoss(grad, yv)
 			if err != nil {
-				return fmt.Errorf("trainer: adam validation: %w", err)
+				return err
 			}
 			monitor = vl
 			valFit = aggFit(vl*float64(s.val.full.Seqs.Total()), s.val.sumYY)
@@ -407,6 +444,23 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 	}
 	copy(s.theta, bestTheta)
 	return nil
+}
+
+// validationLoss is the per-sample validation error that early stopping of
+// the Adam step watches: closed loop for FB models (unless Monitor is
+// "open"), the open-loop loss otherwise.
+func (s *session) validationLoss(scratch, yv []float64) (float64, error) {
+	if s.closed != nil && s.cfg.Structure.Feedback && s.cfg.Monitor != "open" {
+		if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
+			return 0, fmt.Errorf("trainer: validation: %w", err)
+		}
+		return mse(yv, s.val.full.Y), nil
+	}
+	vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, scratch)
+	if err != nil {
+		return 0, fmt.Errorf("trainer: validation: %w", err)
+	}
+	return vl, nil
 }
 
 // bptt replaces the last θ_N update: Adam on the closed-loop simulation error

@@ -293,7 +293,7 @@ func runBenchEpoch(e *env, args []string) error {
 	fs.IntVar(&batch, "batch", 0, "trajectories per gradient step (0: the whole data set in one step)")
 	fs.IntVar(&repeat, "repeat", 5, "epochs timed; the fastest is reported")
 	fs.IntVar(&workers, "workers", 0, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags cuda)")
+	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	fs.BoolVar(&jsonOut, "json", false, `print {"rows": [{"name","ms","batches","samples","steps"}, …]} on stdout`)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	spec := flagSpec{

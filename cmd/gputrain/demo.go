@@ -50,7 +50,7 @@ func runDemo(e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 1, "seed of the data and of the training")
 	fs.Var(&snr, "snr", "measurement noise on y in dB (the paper also uses 10); omit for noise-free data")
 	fs.IntVar(&workers, "workers", 0, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags cuda)")
+	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print the results as one JSON object on stdout (progress goes to stderr)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/experiment"
+)
+
+func runExperiment(e *env, args []string) error {
+	fs := newFlags("gputrain experiment")
+	var o experiment.Options
+	var out, robotDir, only, config string
+	var quick, jsonOut bool
+	fs.StringVar(&out, "out", "docs/results", "directory for NAME.md, NAME.json and the box plots")
+	fs.StringVar(&robotDir, "robot", data.RobotDir(), "folder with robot_200Hz_u.csv and robot_200Hz_y.csv")
+	fs.StringVar(&only, "only", "", "comma-separated model names to run (default: all of the experiment)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of data and training")
+	fs.IntVar(&o.Workers, "workers", 0, "worker threads (0: all cores)")
+	fs.IntVar(&o.Epochs, "epochs", 0, "override Adam epochs per θ_N step (0: the paper's)")
+	fs.IntVar(&o.Patience, "patience", 0, "override the early-stopping patience (0: the paper's)")
+	fs.IntVar(&o.BPTTEpochs, "bptt-epochs", 0, "override the BPTT epochs of FB-BP (0: the paper's 100)")
+	fs.IntVar(&o.Batches, "batches", 0, "mass-spring-damper training batches (0: the paper's 300/100/100 split)")
+	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
+	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
+	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	spec := flagSpec{
+		usage: "gputrain experiment msd|msd-noisy|robot [flags]",
+		about: `Reproduces the paper's evaluation (Section VI) and writes NAME.md, NAME.json and plots to --out:
+  msd        Fig. 4 left: FIR, N4SID(np), MLP(np), FF(np), FF, FB(np), FB, FB-BP on noise-free data
+  msd-noisy  Fig. 4 right: the same trained on SNR 10 dB data, scored against the noise-free output
+  robot      Table II: passive FIR (500 taps) and FIR + NFIR on the robot arm (train e, test v1-v3)
+Test data is never used for any choice: model selection uses validation batches only.`,
+		example: `gputrain experiment msd --only FIR,FB
+gputrain experiment robot --robot ../shared/data/robot`,
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := parseFlags(e, fs, spec, args); err != nil {
+			return err
+		}
+		return usagef("which experiment? want one of %s", strings.Join(experiment.Names, ", "))
+	}
+	name := args[0]
+	if err := parseFlags(e, fs, spec, args[1:]); err != nil {
+		return err
+	}
+	known := false
+	for _, n := range experiment.Names {
+		known = known || n == name
+	}
+	if !known {
+		return usagef("unknown experiment %q; want one of %s", name, strings.Join(experiment.Names, ", "))
+	}
+	if quick {
+		o.Batches, o.Epochs, o.Patience, o.BPTTEpochs = 30, 20, 10, 5
+	}
+	if only != "" {
+		o.Only = strings.Split(only, ",")
+	}
+	if name == "robot" {
+		if _, err := os.Stat(robotDir); robotDir == "" || err != nil {
+			return usagef("--robot: the robot data folder %q was not found; pass the folder holding robot_200Hz_u.csv", robotDir)
+		}
+	}
+	if !jsonOut {
+		o.Log = func(s string) { fmt.Fprintln(e.stderr, s) }
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	command := "gputrain experiment " + strings.Join(args, " ")
+	rep, err := experiment.Run(e.ctx, name, o, robotDir, out, command)
+	if rep != nil {
+		if jsonOut {
+			if werr := writeJSON(e.stdout, rep); werr != nil {
+				return werr
+			}
+		} else {
+			fmt.Fprint(e.stdout, rep.Markdown)
+		}
+	}
+	if err != nil {
+		return failf("%v", err)
+	}
+	return nil
+}
