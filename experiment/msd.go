@@ -209,7 +209,10 @@ func scoreModel(name, label string, cfg trainer.Config, res *trainer.Result, tes
 		return row, fmt.Errorf("experiment: %s: a %s-mode model failed its certificate", name, cfg.Passivity)
 	}
 	st := cfg.Structure
-	row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v fb=%v lin=%d K=%d %s", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.Feedback, st.LinearTaps, cfg.Iters, cfg.Passivity)
+	row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v fb=%v lin=%d K=%d passivity=%s epochs=%d patience=%d", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.Feedback, st.LinearTaps, cfg.Iters, cfg.Passivity, cfg.Epochs, cfg.Patience)
+	if st.Feedback && st.Branches > 0 {
+		row.Config += " θ_G-gains=" + cfg.GramGains
+	}
 	if cfg.BPTTEpochs > 0 {
 		row.Config += fmt.Sprintf(" +BPTT %d epochs", cfg.BPTTEpochs)
 	}

@@ -37,10 +37,12 @@ type Config struct {
 	// stopped too early and did worse; see docs/RESULTS.md.)
 	Monitor string `json:"monitor"`
 	// GramGains chooses the gains the θ_G step is fitted for in FB models:
-	// "data" (the paper: q(t) = y(t−1) from the measured output) or
-	// "closed" (from iteration 2 on, q(t) = ŷ(t−1) of the current model's
-	// closed-loop simulation, the signal the deployed model sees). Either
-	// way the step is the same convex, passivity-constrained problem.
+	// "data" (the paper: q(t) = y(t−1) from the measured output), "closed"
+	// (from iteration 2 on, q(t) = ŷ(t−1) of the current model's closed-loop
+	// simulation, the signal the deployed model sees) or "auto" (default:
+	// both are solved and the taps with the lower closed-loop validation
+	// error are kept). Every candidate is the same convex,
+	// passivity-constrained problem.
 	GramGains string `json:"gram_gains"`
 
 	BPTTEpochs   int     `json:"bptt_epochs"` // 0: no BPTT step
@@ -64,13 +66,14 @@ type Config struct {
 // learning rate 1e-3, weight decay 1e-5, clip 5, 8 trajectories a batch, up
 // to 1000 epochs with patience 300. Passivity is "exact" (certified, no ε or
 // H to guess); BPTT is off. One departure from the paper, measured in
-// docs/RESULTS.md: the θ_G step of an FB model is fitted for the gains of
-// its closed-loop simulation (GramGains "closed"); "data" is the paper's.
+// docs/RESULTS.md: the θ_G step of an FB model may be fitted for the gains
+// of its closed-loop simulation (GramGains "auto" picks, on validation
+// data, between those and the paper's "data" gains).
 func DefaultConfig() Config {
 	return Config{
 		Structure: model.Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Hidden: []int{4, 4}, Feedback: true},
 		Passivity: "exact", H: 10000, Eps: 1e-2, Rho: 100, Decay: 0.93, GammaG: 1,
-		Iters: 5, Epochs: 1000, Patience: 300, Batch: 8, LR: 1e-3, WeightDecay: 1e-5, Clip: 5, Monitor: "open", GramGains: "closed",
+		Iters: 5, Epochs: 1000, Patience: 300, Batch: 8, LR: 1e-3, WeightDecay: 1e-5, Clip: 5, Monitor: "open", GramGains: "auto",
 		BPTTEpochs: 0, BPTTBatch: 8, BPTTLR: 5e-5, BPTTClip: 1, BPTTPatience: 20,
 		Seed: 1, Device: "cpu",
 	}
@@ -121,9 +124,9 @@ func (c *Config) Check() error {
 		return bad("monitor %q: want closed or open", c.Monitor)
 	}
 	switch c.GramGains {
-	case "", "data", "closed":
+	case "", "data", "closed", "auto":
 	default:
-		return bad("gram-gains %q: want data or closed", c.GramGains)
+		return bad("gram-gains %q: want data, closed or auto", c.GramGains)
 	}
 	switch c.Device {
 	case "", "cpu", "cuda":

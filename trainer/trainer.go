@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -266,22 +267,84 @@ func (s *session) blocks(kind convex.Kind) []convex.Block {
 }
 
 // thetaG is the θ_G update of Algorithm 1: assemble the normal equations for
-// the current gains and solve the constrained least squares.
+// the current gains and solve the constrained least squares. For FB models
+// from the second iteration on, GramGains decides which gains: those of the
+// measured output (the paper's), those of the model's own closed-loop
+// simulation, or ("auto") both, keeping the taps whose closed-loop error on
+// the validation data (training data when there is none) is lower.
 func (s *session) thetaG(k int) error {
 	st := s.cfg.Structure
-	full := s.train.full
-	rows := full.Seqs.Total()
-	n := make([]float64, rows*st.Branches)
-	if st.Feedback && s.cfg.GramGains == "closed" && k > 0 {
+	type cand struct {
+		name  string
+		batch *graph.Batch
+	}
+	cands := []cand{{"data", s.train.full}}
+	if mode := s.cfg.GramGains; st.Feedback && st.Branches > 0 && k > 0 && mode != "data" {
 		cl, err := s.closedLoopBatch()
 		if err != nil {
 			return err
 		}
-		full = cl
+		if mode == "closed" {
+			cands = cands[:0]
+		}
+		cands = append(cands, cand{"closed", cl})
 	}
+	var best gStep
+	bestErr, bestName := math.Inf(1), ""
+	var scores []string
+	for _, c := range cands {
+		step, err := s.solveG(c.batch)
+		if err != nil {
+			return err
+		}
+		if len(cands) == 1 {
+			best, bestName = step, c.name
+			break
+		}
+		s.setTaps(step.x)
+		e, err := s.closedLoopError()
+		if err != nil {
+			return err
+		}
+		scores = append(scores, fmt.Sprintf("%s %.4g", c.name, e))
+		if e < bestErr || bestName == "" {
+			best, bestErr, bestName = step, e, c.name
+		}
+	}
+	s.setTaps(best.x)
+	s.warm = best.warm
+	note := best.note
+	if len(scores) > 1 {
+		note = strings.TrimSpace(fmt.Sprintf("%s gains kept (closed-loop error: %s) %s", bestName, strings.Join(scores, ", "), note))
+	}
+	rows := s.train.full.Seqs.Total()
+	s.emit(Event{Stage: "theta_g", Iter: k, Loss: best.sse / float64(rows), TrainFit: aggFit(best.sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
+	return nil
+}
+
+// gStep is one solved θ_G candidate.
+type gStep struct {
+	x    []float64
+	sse  float64 // training SSE for the gains it was fitted to
+	warm *convex.Solution
+	note string
+}
+
+func (s *session) setTaps(x []float64) {
+	st := s.cfg.Structure
+	copy(s.m.G, x[:st.Branches*st.Taps])
+	copy(s.m.Lin, x[st.Branches*st.Taps:])
+}
+
+// solveG fits θ_G to the gains of batch: Gram assembly, then the convex
+// (or KYP) solver, warm-started from the previous iteration.
+func (s *session) solveG(full *graph.Batch) (gStep, error) {
+	st := s.cfg.Structure
+	rows := full.Seqs.Total()
+	n := make([]float64, rows*st.Branches)
 	if st.Branches > 0 {
 		if err := s.open.Gains(full, s.theta, n); err != nil {
-			return fmt.Errorf("trainer: gains: %w", err)
+			return gStep{}, fmt.Errorf("trainer: gains: %w", err)
 		}
 	}
 	nt := st.Branches*st.Taps + st.LinearTaps
@@ -289,16 +352,15 @@ func (s *session) thetaG(k int) error {
 	b := make([]float64, nt)
 	yy := s.be.Gram(full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
 	prob := &convex.Problem{P: mat.NewSymDense(nt, P), B: b, GammaG: s.cfg.GammaG}
-	var x []float64
-	note := ""
+	var step gStep
 	switch s.cfg.Passivity {
 	case "kyp":
 		prob.Blocks = s.blocks(convex.Exact)
 		sol, err := kyp.Solve(prob, nil)
 		if err != nil {
-			return fmt.Errorf("trainer: θ_G step (kyp): %w", err)
+			return step, fmt.Errorf("trainer: θ_G step (kyp): %w", err)
 		}
-		x = sol.X
+		step.x = sol.X
 	default:
 		kind := convex.Exact
 		switch s.cfg.Passivity {
@@ -310,7 +372,7 @@ func (s *session) thetaG(k int) error {
 		prob.Blocks = s.blocks(kind)
 		sol, err := convex.Solve(prob, &convex.Options{Warm: s.warm})
 		if err != nil {
-			return fmt.Errorf("trainer: θ_G step: %w", err)
+			return step, fmt.Errorf("trainer: θ_G step: %w", err)
 		}
 		if kind == convex.Sampled {
 			// Theorem 3's ε and H are guesses; a branch that dips below zero
@@ -323,31 +385,46 @@ func (s *session) thetaG(k int) error {
 				}
 			}
 			if failed > 0 {
-				note = fmt.Sprintf("%d FIR(s) failed the certificate with eps=%g, H=%d: re-solved in exact mode", failed, s.cfg.Eps, s.cfg.H)
+				step.note = fmt.Sprintf("%d FIR(s) failed the certificate with eps=%g, H=%d: re-solved in exact mode", failed, s.cfg.Eps, s.cfg.H)
 				if sol, err = convex.Solve(prob, &convex.Options{Warm: sol}); err != nil {
-					return fmt.Errorf("trainer: θ_G step (exact fallback): %w", err)
+					return step, fmt.Errorf("trainer: θ_G step (exact fallback): %w", err)
 				}
 			}
 		}
-		s.warm = sol
-		x = sol.X
+		step.warm = sol
+		step.x = sol.X
 	}
-	copy(s.m.G, x[:st.Branches*st.Taps])
-	copy(s.m.Lin, x[st.Branches*st.Taps:])
 	// SSE at the solution: yy − 2bᵀθ + θᵀPθ.
-	Px := make([]float64, nt)
+	x := step.x
 	sse := yy
 	for i := 0; i < nt; i++ {
 		acc := 0.0
-		for j := 0; j < nt; j++ {
-			acc += P[i*nt+j] * x[j]
+		row := P[i*nt : (i+1)*nt]
+		for j, v := range row {
+			acc += v * x[j]
 		}
-		Px[i] = acc
 		sse += x[i]*acc - 2*b[i]*x[i]
 	}
-	sse = math.Max(sse, 0)
-	s.emit(Event{Stage: "theta_g", Iter: k, Loss: sse / float64(rows), TrainFit: aggFit(sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
-	return nil
+	step.sse = math.Max(sse, 0)
+	return step, nil
+}
+
+// closedLoopError is the per-sample closed-loop simulation error of the
+// current parameters on the validation data (the training data without).
+func (s *session) closedLoopError() (float64, error) {
+	b := s.train.full
+	if s.val.full != nil {
+		b = s.val.full
+	}
+	y := make([]float64, b.Seqs.Total())
+	if err := s.closed.Simulate(b, s.theta, s.m.G, s.m.Lin, y); err != nil {
+		return 0, fmt.Errorf("trainer: closed-loop error: %w", err)
+	}
+	e := mse(y, b.Y)
+	if math.IsNaN(e) {
+		e = math.Inf(1)
+	}
+	return e, nil
 }
 
 // closedLoopBatch returns the training batch with q(t) = ŷ(t−1) from the

@@ -56,7 +56,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "Adam decoupled weight decay")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
 	fs.StringVar(&c.Monitor, "monitor", c.Monitor, "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
-	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the closed-loop simulation (closed) or of the measured output (data, the paper's)")
+	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
 	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the final closed-loop (BPTT) step (0: none)")
 	fs.IntVar(&c.BPTTBatch, "bptt-batch", c.BPTTBatch, "trajectories per BPTT mini-batch")
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
@@ -102,7 +102,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{!finite(c.GammaG) || c.GammaG < 0, "gamma-g", c.GammaG, "a finite number ≥ 0"},
 		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
 		{c.Monitor != "open" && c.Monitor != "closed", "monitor", fmt.Sprintf("%q", c.Monitor), "open or closed"},
-		{c.GramGains != "data" && c.GramGains != "closed", "gram-gains", fmt.Sprintf("%q", c.GramGains), "data or closed"},
+		{!slices.Contains([]string{"data", "closed", "auto"}, c.GramGains), "gram-gains", fmt.Sprintf("%q", c.GramGains), "data, closed or auto"},
 		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
 		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
 		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
