@@ -28,6 +28,16 @@ type Options struct {
 	Only []string
 	// Log receives one line per stage (nil: silent).
 	Log func(string)
+	// Progress receives the training events of every model (nil: none).
+	Progress func(model string, e trainer.Event)
+}
+
+// withProgress attaches o.Progress to a training configuration.
+func (o Options) withProgress(name string, c trainer.Config) trainer.Config {
+	if o.Progress != nil {
+		c.Progress = func(e trainer.Event) { o.Progress(name, e) }
+	}
+	return c
 }
 
 func (o Options) logf(format string, a ...any) {
@@ -138,7 +148,7 @@ func MSD(ctx context.Context, o Options, snr float64) ([]Row, error) {
 			row.Config = fmt.Sprintf("u(t..t-%d) → %d → %d → 1, tanh, Adam", c.Memory-1, c.Hidden1, c.Hidden2)
 		default:
 			cfg := cfgs[name]
-			res, err := trainer.Train(ctx, cfg, train, val)
+			res, err := trainer.Train(ctx, o.withProgress(name, cfg), train, val)
 			if err != nil {
 				return rows, fmt.Errorf("experiment: %s: %w", name, err)
 			}

@@ -67,7 +67,7 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		o.logf("robot: training %s", name)
 		// One record: model selection on the training record itself (the
 		// paper's protocol keeps v1–v3 for testing only).
-		res, err := trainer.Train(ctx, cfg, train, train)
+		res, err := trainer.Train(ctx, o.withProgress(name, cfg), train, train)
 		if err != nil {
 			return rows, fmt.Errorf("experiment: robot %s: %w", name, err)
 		}

@@ -15,17 +15,18 @@ import (
 // fewer batches for fewer epochs, so that the whole job takes well under a
 // minute on two cores.
 func demoQuick(c *trainer.Config) {
-	c.Iters = 2
-	c.Epochs = 15
-	c.Patience = 5
+	c.Iters = 4
+	c.Epochs = 30
+	c.Patience = 10
+	c.LR = 5e-3 // fewer, larger steps: the quick run trades a little fit for time
 }
 
 // demoFull caps the paper's schedule (up to 1000 epochs, patience 300) so
 // that the full demo finishes in a few minutes on two cores; the paper-scale
 // run is 'gputrain train' with the defaults (see docs/RESULTS.md).
 func demoFull(c *trainer.Config) {
-	c.Epochs = 40
-	c.Patience = 10
+	c.Epochs = 100
+	c.Patience = 30
 }
 
 // Batches of the paper's splits that the demo uses (300/100/100 in full).

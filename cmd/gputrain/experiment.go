@@ -8,6 +8,7 @@ import (
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/experiment"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 func runExperiment(e *env, args []string) error {
@@ -67,6 +68,16 @@ gputrain experiment robot --robot ../shared/data/robot`,
 	}
 	if !jsonOut {
 		o.Log = func(s string) { fmt.Fprintln(e.stderr, s) }
+		o.Progress = func(name string, ev trainer.Event) {
+			// Per-epoch lines would drown the log of a long experiment: the
+			// convex steps, evaluations and every 50th epoch are enough.
+			if ev.Stage == "adam" || ev.Stage == "bptt" {
+				if (ev.Epoch+1)%50 != 0 {
+					return
+				}
+			}
+			fmt.Fprintf(e.stderr, "  %s: %s\n", name, ev)
+		}
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
