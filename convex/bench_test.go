@@ -2,6 +2,8 @@ package convex
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"syscall"
 	"testing"
 
@@ -115,4 +117,69 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkRobotLike is the trainer's robot case: three 500-tap branches and a 500-tap linear
+// FIR (n = 2000), Exact mode without decay bounds, γ_G = 10, with the Gram of one 1984-sample
+// trajectory of a random multisine through random (time-varying) gains.
+func BenchmarkRobotLike(b *testing.B) {
+	P, bb := robotLikeGram(500, 1984, 1)
+	p := &Problem{P: P, B: bb, GammaG: 10}
+	for j := 0; j < 4; j++ {
+		p.Blocks = append(p.Blocks, Block{Offset: 500 * j, Len: 500, Kind: Exact})
+	}
+	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p) })
+}
+
+// robotLikeGram returns P = ΦᵀΦ, b = Φᵀy for 4 blocks of mG taps: regressor of block j, tap k,
+// is v_j(t−k) with v_j = n_j·u (n_3 = 1: the linear FIR), u a random multisine, n_j random
+// smooth gains, and y the response of random FIRs plus noise.
+func robotLikeGram(mG, T int, seed uint64) (*mat.SymDense, []float64) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	u := make([]float64, T)
+	for f := 0; f < 40; f++ {
+		w, ph, a := math.Pi*rng.Float64()*0.5, 2*math.Pi*rng.Float64(), rng.NormFloat64()
+		for t := range u {
+			u[t] += a * math.Cos(w*float64(t)+ph)
+		}
+	}
+	v := make([][]float64, 4)
+	for j := range v {
+		v[j] = make([]float64, T)
+		a, w, ph := 0.5*rng.Float64(), 0.05*rng.Float64(), 2*math.Pi*rng.Float64()
+		for t := range u {
+			nj := 1.0
+			if j < 3 {
+				nj = 0.5 + a*math.Cos(w*float64(t)+ph)
+			}
+			v[j][t] = nj * u[t]
+		}
+	}
+	n := 4 * mG
+	Phi := mat.NewDense(T, n, nil)
+	y := make([]float64, T)
+	for t := 0; t < T; t++ {
+		row := Phi.RawRowView(t)
+		for j := 0; j < 4; j++ {
+			for k := 0; k < mG && k <= t; k++ {
+				row[j*mG+k] = v[j][t-k]
+			}
+		}
+	}
+	// true taps: decaying random FIRs, plus noise
+	g := make([]float64, n)
+	for j := 0; j < 4; j++ {
+		for k := 0; k < mG; k++ {
+			g[j*mG+k] = math.Exp(-float64(k)/40) * rng.NormFloat64() * 0.3
+		}
+	}
+	mat.NewVecDense(T, y).MulVec(Phi, mat.NewVecDense(n, g))
+	for t := range y {
+		y[t] += 0.1 * rng.NormFloat64()
+	}
+	P := mat.NewSymDense(n, nil)
+	P.SymOuterK(1, Phi.T())
+	bb := make([]float64, n)
+	mat.NewVecDense(n, bb).MulVec(Phi.T(), mat.NewVecDense(T, y))
+	return P, bb
 }

@@ -114,7 +114,6 @@ type ipSolver struct {
 func newIPSolver(Q *mat.SymDense, b []float64) *ipSolver {
 	n := len(b)
 	ip := &ipSolver{n: n, Q: Q, b: b}
-	ip.M = mat.NewSymDense(n, nil)
 	ip.x = make([]float64, n)
 	ip.rd = make([]float64, n)
 	ip.dx = make([]float64, n)
@@ -253,6 +252,9 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 // formM sets M = Q + Gᵀ diag(d) G.
 func (ip *ipSolver) formM(d []float64) {
 	n := ip.n
+	if ip.M == nil {
+		ip.M = mat.NewSymDense(n, nil)
+	}
 	src := ip.Q.RawSymmetric()
 	dst := ip.M.RawSymmetric()
 	for i := 0; i < n; i++ {

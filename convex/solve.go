@@ -68,8 +68,6 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 			raw.Data[i*raw.Stride+i] += p.GammaG
 		}
 	}
-	ip := newIPSolver(Q, p.B)
-
 	var works []*blockWork
 	for j, bl := range p.Blocks {
 		if bl.Kind == None {
@@ -129,9 +127,28 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 	}
 
 	sol := &Solution{}
+	var ip *ipSolver
+	var runErr error
+	if reducedMethod(works) {
+		ip, runErr = solveReduced(p, &o, warm, Q, works, sol)
+	}
+	if ip == nil {
+		ip = newIPSolver(Q, p.B)
+		if err := solveIP(p, &o, warm, ip, works, sol, &runErr); err != nil {
+			return nil, err
+		}
+	}
+	return finish(p, ip, works, sol, runErr)
+}
+
+// solveIP is the exchange loop over full interior-point solves (the Newton matrix is
+// P + γI + GᵀDG, refactorized every iteration).
+func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*blockWork, sol *Solution, runErrp *error) error {
+	o := *opt
+	var runErr error
+	defer func() { *runErrp = runErr }()
 	var prevZ [][]float64 // per work: z of its rows (freq rows then bounds) from the previous round
 	useWarm := warm != nil
-	var runErr error
 	// Intermediate rounds only identify the working set: solve them to looseTol, then finish with
 	// a tight solve (which may still add constraints).
 	tight := len(works) == 0 || looseTol <= o.Tol
@@ -176,7 +193,7 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 			ip.warmStart()
 		case round == 0:
 			if ip.m > 0 && !ip.coldStart() {
-				return nil, fmt.Errorf("convex: cannot factorize P + γI + GᵀG: %w", ErrNumerical)
+				return fmt.Errorf("convex: cannot factorize P + γI + GᵀG: %w", ErrNumerical)
 			}
 		default:
 			for i := range ip.z {
@@ -275,6 +292,12 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 		}
 	}
 
+	return nil
+}
+
+// finish applies the final fix-up of Exact blocks and fills in the solution from ip (x, z and
+// the working sets of the blocks).
+func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr error) (*Solution, error) {
 	// Exact blocks still below the margin (only after the round limit or when no new frequency
 	// could be added): raise g(0) by the deficit, which shifts Re G uniformly.
 	x := append([]float64(nil), ip.x...)

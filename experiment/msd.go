@@ -65,7 +65,7 @@ type Row struct {
 	ClosedLoop model.Summary  `json:"closed_loop"`
 	OpenLoop   *model.Summary `json:"open_loop,omitempty"` // FB models: q from the measured output
 	Passive    string         `json:"passive"`             // "certified", "no (np)" or "n/a"
-	MinRe      float64        `json:"min_re"`              // smallest certified Re G over the FIRs (NaN: n/a)
+	MinRe      *float64       `json:"min_re"`              // smallest certified Re G over the FIRs (nil: no FIR)
 	Params     int            `json:"params"`
 	Seconds    float64        `json:"seconds"`
 	Config     string         `json:"config"`
@@ -195,7 +195,7 @@ func scoreSim(name, label string, test *data.Dataset, sim func([]float64) []floa
 		}
 		fits[i], _ = model.Fit(target, sim(b.U), 0)
 	}
-	return Row{Model: name, Data: label, ClosedLoop: model.Summarize(fits), Passive: "no (np)", MinRe: math.NaN(), Params: params}
+	return Row{Model: name, Data: label, ClosedLoop: model.Summarize(fits), Passive: "no (np)", Params: params}
 }
 
 func scoreModel(name, label string, cfg trainer.Config, res *trainer.Result, test *data.Dataset, skip int) (Row, error) {
@@ -229,7 +229,8 @@ func scoreModel(name, label string, cfg trainer.Config, res *trainer.Result, tes
 	return row, nil
 }
 
-func minRe(c model.Certificate) float64 {
+// minRe is the smallest certified Re G over the model's FIRs.
+func minRe(c model.Certificate) *float64 {
 	m := math.Inf(1)
 	for _, b := range c.Branches {
 		m = math.Min(m, b.MinRe)
@@ -238,7 +239,7 @@ func minRe(c model.Certificate) float64 {
 		m = math.Min(m, c.Linear.MinRe)
 	}
 	if math.IsInf(m, 1) {
-		return math.NaN()
+		return nil
 	}
-	return m
+	return &m
 }

@@ -21,8 +21,8 @@ func WriteMSDTable(w io.Writer, rows []Row) {
 			ol = fmt.Sprintf("%.2f%%", r.OpenLoop.Median)
 		}
 		mr := "–"
-		if !math.IsNaN(r.MinRe) {
-			mr = fmt.Sprintf("%.3g", r.MinRe)
+		if r.MinRe != nil {
+			mr = fmt.Sprintf("%.3g", *r.MinRe)
 		}
 		fmt.Fprintf(w, "| %s | %s | **%.2f%%** | %.2f%% | %.2f%% | %.2f%% | %s | %s | %s | %d | %.0f s |\n",
 			r.Model, r.Data, r.ClosedLoop.Median, r.ClosedLoop.Mean, r.ClosedLoop.Min, r.ClosedLoop.Max, ol, r.Passive, mr, r.Params, r.Seconds)
@@ -37,8 +37,12 @@ func WriteRobotTable(w io.Writer, rows []RobotRow) {
 	fmt.Fprintln(w, "| paper grey-box | 85.60 | 85.26 | 57.68 | 95.55 | | | | |")
 	fmt.Fprintln(w, "| paper NFIR | 92.29 | 89.88 | 57.34 | 83.14 | | | | |")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| **%s (ours)** | %.2f | %.2f | %.2f | %.2f | %s | %.3g | %d | %.0f s |\n",
-			r.Model, r.Fit["e"], r.Fit["v1"], r.Fit["v2"], r.Fit["v3"], r.Passive, r.MinRe, r.Params, r.Seconds)
+		mr := "–"
+		if r.MinRe != nil {
+			mr = fmt.Sprintf("%.3g", *r.MinRe)
+		}
+		fmt.Fprintf(w, "| **%s (ours)** | %.2f | %.2f | %.2f | %.2f | %s | %s | %d | %.0f s |\n",
+			r.Model, r.Fit["e"], r.Fit["v1"], r.Fit["v2"], r.Fit["v3"], r.Passive, mr, r.Params, r.Seconds)
 	}
 }
 

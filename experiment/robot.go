@@ -16,7 +16,7 @@ type RobotRow struct {
 	Model   string             `json:"model"`
 	Fit     map[string]float64 `json:"fit"`
 	Passive string             `json:"passive"`
-	MinRe   float64            `json:"min_re"`
+	MinRe   *float64           `json:"min_re"`
 	Params  int                `json:"params"`
 	Seconds float64            `json:"seconds"`
 	Config  string             `json:"config"`

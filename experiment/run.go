@@ -83,7 +83,10 @@ func Run(ctx context.Context, name string, o Options, robotDir, dir, command str
 	if werr := writeFile(filepath.Join(dir, name+".md"), md.Bytes()); werr != nil {
 		return r, werr
 	}
-	js, _ := json.MarshalIndent(r, "", " ")
+	js, jerr := json.MarshalIndent(r, "", " ")
+	if jerr != nil {
+		return r, fmt.Errorf("experiment: %s.json: %w", name, jerr)
+	}
 	if werr := writeFile(filepath.Join(dir, name+".json"), js); werr != nil {
 		return r, werr
 	}

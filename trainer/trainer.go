@@ -416,15 +416,7 @@ func (s *session) closedLoopError() (float64, error) {
 	if s.val.full != nil {
 		b = s.val.full
 	}
-	y := make([]float64, b.Seqs.Total())
-	if err := s.closed.Simulate(b, s.theta, s.m.G, s.m.Lin, y); err != nil {
-		return 0, fmt.Errorf("trainer: closed-loop error: %w", err)
-	}
-	e := mse(y, b.Y)
-	if math.IsNaN(e) {
-		e = math.Inf(1)
-	}
-	return e, nil
+	return s.closedMSE(b, make([]float64, b.Seqs.Total()))
 }
 
 // closedLoopBatch returns the training batch with q(t) = ŷ(t−1) from the
@@ -460,155 +452,145 @@ func aggFit(sse, yy float64) float64 {
 	return 100 * (1 - math.Sqrt(sse/yy))
 }
 
-// adamStep is the θ_N update of Algorithm 1: Adam on the open-loop loss with
-// early stopping on the open-loop validation loss; the best θ_N is kept.
-func (s *session) adamStep(ctx context.Context, k int) error {
-	cfg := s.cfg
+// descent is one gradient stage on θ_N: Adam over shuffled mini-batches of
+// trajectories with early stopping on a validation error; the best θ_N seen
+// is kept.
+type descent struct {
+	stage          string
+	epochs, batch  int
+	patience       int
+	clip, decay    float64
+	lr             func(step, total int) float64
+	lossGrad       func(b *graph.Batch, grad []float64) (float64, error)
+	validate       func() (float64, error) // per-sample validation error; nil: watch the training loss
+	countsAtStart  bool                    // the starting point competes: the stage may not make things worse
+	divergenceHint string
+}
+
+func (s *session) descend(ctx context.Context, k int, d descent) error {
 	opt := newAdam(len(s.theta))
 	grad := make([]float64, len(s.theta))
 	bestTheta := append([]float64(nil), s.theta...)
 	bestLoss, since := math.Inf(1), 0
+	if d.countsAtStart && d.validate != nil {
+		v, err := d.validate()
+		if err != nil {
+			return err
+		}
+		bestLoss = v
+	}
 	nb := len(s.train.d.Batches)
 	idx := make([]int, nb)
 	for i := range idx {
 		idx[i] = i
 	}
-	var yv []float64
-	if s.val.full != nil {
-		yv = make([]float64, s.val.full.Seqs.Total())
-	}
-	for ep := 0; ep < cfg.Epochs; ep++ {
+	total := d.epochs * ((nb + d.batch - 1) / d.batch)
+	step := 0
+	defer func() { copy(s.theta, bestTheta) }()
+	for ep := 0; ep < d.epochs; ep++ {
 		if err := ctx.Err(); err != nil {
-			copy(s.theta, bestTheta)
 			return err
 		}
 		s.rng.Shuffle(nb, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 		sse, rows := 0.0, 0
-		for lo := 0; lo < nb; lo += cfg.Batch {
-			b := s.train.batch(idx[lo:min(lo+cfg.Batch, nb)])
-			loss, err := s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+		for lo := 0; lo < nb; lo += d.batch {
+			b := s.train.batch(idx[lo:min(lo+d.batch, nb)])
+			loss, err := d.lossGrad(b, grad)
 			if err != nil {
-				return fmt.Errorf("trainer: adam: %w", err)
+				return fmt.Errorf("trainer: %s: %w", d.stage, err)
 			}
 			r := b.Seqs.Total()
 			sse += loss * float64(r)
 			rows += r
-			clipNorm(grad, cfg.Clip)
-			opt.step(s.theta, grad, cfg.LR, cfg.WeightDecay)
+			clipNorm(grad, d.clip)
+			opt.step(s.theta, grad, d.lr(step, total), d.decay)
+			step++
 		}
 		trainLoss := sse / float64(rows)
+		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
+			return fmt.Errorf("trainer: %s: the loss diverged at epoch %d; %s", d.stage, ep+1, d.divergenceHint)
+		}
 		monitor, valFit := trainLoss, math.NaN()
-		if s.val.full != nil {
-			vl, err := s.validationLoss(grad, yv)
+		if d.validate != nil {
+			v, err := d.validate()
 			if err != nil {
 				return err
 			}
-			monitor = vl
-			valFit = aggFit(vl*float64(s.val.full.Seqs.Total()), s.val.sumYY)
+			monitor = v
+			valFit = aggFit(v*float64(s.val.full.Seqs.Total()), s.val.sumYY)
 		}
-		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
-			copy(s.theta, bestTheta)
-			return fmt.Errorf("trainer: adam: the loss diverged at epoch %d; lower --lr or --clip", ep+1)
-		}
-		s.emit(Event{Stage: "adam", Iter: k, Epoch: ep, Epochs: cfg.Epochs, Loss: trainLoss,
+		s.emit(Event{Stage: d.stage, Iter: k, Epoch: ep, Epochs: d.epochs, Loss: trainLoss,
 			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
 		if monitor < bestLoss {
 			bestLoss, since = monitor, 0
 			copy(bestTheta, s.theta)
-		} else if since++; cfg.Patience > 0 && since >= cfg.Patience {
+		} else if since++; d.patience > 0 && since >= d.patience {
 			break
 		}
 	}
-	copy(s.theta, bestTheta)
 	return nil
 }
 
-// validationLoss is the per-sample validation error that early stopping of
-// the Adam step watches: closed loop for FB models (unless Monitor is
-// "open"), the open-loop loss otherwise.
-func (s *session) validationLoss(scratch, yv []float64) (float64, error) {
-	if s.closed != nil && s.cfg.Structure.Feedback && s.cfg.Monitor != "open" {
-		if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
-			return 0, fmt.Errorf("trainer: validation: %w", err)
+// adamStep is the θ_N update of Algorithm 1: Adam on the open-loop loss with
+// early stopping on the validation error (Config.Monitor).
+func (s *session) adamStep(ctx context.Context, k int) error {
+	cfg := s.cfg
+	d := descent{stage: "adam", epochs: cfg.Epochs, batch: cfg.Batch, patience: cfg.Patience,
+		clip: cfg.Clip, decay: cfg.WeightDecay,
+		lr: func(int, int) float64 { return cfg.LR },
+		lossGrad: func(b *graph.Batch, grad []float64) (float64, error) {
+			return s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+		},
+		divergenceHint: "lower --lr or --clip"}
+	if s.val.full != nil {
+		scratch := make([]float64, len(s.theta))
+		yv := make([]float64, s.val.full.Seqs.Total())
+		closed := s.closed != nil && cfg.Structure.Feedback && cfg.Monitor == "closed"
+		d.validate = func() (float64, error) {
+			if closed {
+				return s.closedMSE(s.val.full, yv)
+			}
+			vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, scratch)
+			if err != nil {
+				return 0, fmt.Errorf("trainer: validation: %w", err)
+			}
+			return vl, nil
 		}
-		return mse(yv, s.val.full.Y), nil
 	}
-	vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, scratch)
-	if err != nil {
-		return 0, fmt.Errorf("trainer: validation: %w", err)
+	return s.descend(ctx, k, d)
+}
+
+// closedMSE is the per-sample closed-loop simulation error of the current
+// parameters on batch b (y is scratch of b's length).
+func (s *session) closedMSE(b *graph.Batch, y []float64) (float64, error) {
+	if err := s.closed.Simulate(b, s.theta, s.m.G, s.m.Lin, y); err != nil {
+		return 0, fmt.Errorf("trainer: closed-loop simulation: %w", err)
 	}
-	return vl, nil
+	e := mse(y, b.Y)
+	if math.IsNaN(e) {
+		e = math.Inf(1)
+	}
+	return e, nil
 }
 
 // bptt replaces the last θ_N update: Adam on the closed-loop simulation error
 // through time, one-cycle learning rate, early stopping on the closed-loop
-// validation error.
+// validation error; the starting point competes, so BPTT never makes the
+// model worse on validation.
 func (s *session) bptt(ctx context.Context, k int) error {
 	cfg := s.cfg
-	opt := newAdam(len(s.theta))
-	grad := make([]float64, len(s.theta))
-	bestTheta := append([]float64(nil), s.theta...)
-	bestLoss, since := math.Inf(1), 0
-	nb := len(s.train.d.Batches)
-	idx := make([]int, nb)
-	for i := range idx {
-		idx[i] = i
-	}
-	steps := cfg.BPTTEpochs * ((nb + cfg.BPTTBatch - 1) / cfg.BPTTBatch)
-	step := 0
-	var yv []float64
+	d := descent{stage: "bptt", epochs: cfg.BPTTEpochs, batch: cfg.BPTTBatch, patience: cfg.BPTTPatience,
+		clip: cfg.BPTTClip, decay: cfg.WeightDecay, countsAtStart: true,
+		lr: func(step, total int) float64 { return oneCycle(step, total, cfg.BPTTLR) },
+		lossGrad: func(b *graph.Batch, grad []float64) (float64, error) {
+			return s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+		},
+		divergenceHint: "lower --bptt-lr"}
 	if s.val.full != nil {
-		yv = make([]float64, s.val.full.Seqs.Total())
-		// The starting point counts: BPTT must not make the model worse.
-		if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
-			return fmt.Errorf("trainer: bptt validation: %w", err)
-		}
-		bestLoss = mse(yv, s.val.full.Y)
+		yv := make([]float64, s.val.full.Seqs.Total())
+		d.validate = func() (float64, error) { return s.closedMSE(s.val.full, yv) }
 	}
-	for ep := 0; ep < cfg.BPTTEpochs; ep++ {
-		if err := ctx.Err(); err != nil {
-			copy(s.theta, bestTheta)
-			return err
-		}
-		s.rng.Shuffle(nb, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-		sse, rows := 0.0, 0
-		for lo := 0; lo < nb; lo += cfg.BPTTBatch {
-			b := s.train.batch(idx[lo:min(lo+cfg.BPTTBatch, nb)])
-			loss, err := s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
-			if err != nil {
-				return fmt.Errorf("trainer: bptt: %w", err)
-			}
-			r := b.Seqs.Total()
-			sse += loss * float64(r)
-			rows += r
-			clipNorm(grad, cfg.BPTTClip)
-			opt.step(s.theta, grad, oneCycle(step, steps, cfg.BPTTLR), cfg.WeightDecay)
-			step++
-		}
-		trainLoss := sse / float64(rows)
-		monitor, valFit := trainLoss, math.NaN()
-		if yv != nil {
-			if err := s.closed.Simulate(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
-				return fmt.Errorf("trainer: bptt validation: %w", err)
-			}
-			monitor = mse(yv, s.val.full.Y)
-			valFit = aggFit(monitor*float64(len(yv)), s.val.sumYY)
-		}
-		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
-			copy(s.theta, bestTheta)
-			return fmt.Errorf("trainer: bptt: the loss diverged at epoch %d; lower --bptt-lr", ep+1)
-		}
-		s.emit(Event{Stage: "bptt", Iter: k, Epoch: ep, Epochs: cfg.BPTTEpochs, Loss: trainLoss,
-			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
-		if monitor < bestLoss {
-			bestLoss, since = monitor, 0
-			copy(bestTheta, s.theta)
-		} else if since++; cfg.BPTTPatience > 0 && since >= cfg.BPTTPatience {
-			break
-		}
-	}
-	copy(s.theta, bestTheta)
-	return nil
+	return s.descend(ctx, k, d)
 }
 
 func mse(a, b []float64) float64 {

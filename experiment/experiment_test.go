@@ -1,0 +1,68 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunMSDTiny runs the mass-spring-damper comparison at toy size through
+// Run and checks what it writes: the Markdown table, the JSON report and the
+// box plot, with the passive models certified and the np ones marked.
+func TestRunMSDTiny(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Seed: 3, Batches: 9, Epochs: 2, Patience: 2, Workers: 1,
+		Only: []string{"FIR", "N4SID(np)", "FB", "FB(np)"}}
+	rep, err := Run(context.Background(), "msd", o, "", dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.MSD) != 4 {
+		t.Fatalf("%d rows, want 4", len(rep.MSD))
+	}
+	for _, r := range rep.MSD {
+		if len(r.ClosedLoop.PerBatch) != 3 || math.IsNaN(r.ClosedLoop.Median) {
+			t.Errorf("%s: per-batch fits %v", r.Model, r.ClosedLoop.PerBatch)
+		}
+		want := "certified"
+		if strings.Contains(r.Model, "np") {
+			want = "no (np)"
+		}
+		if !strings.HasPrefix(r.Passive, want) {
+			t.Errorf("%s: passive = %q, want %q", r.Model, r.Passive, want)
+		}
+		if (r.Model == "FB" || r.Model == "FB(np)") != (r.OpenLoop != nil) {
+			t.Errorf("%s: open-loop score present = %v", r.Model, r.OpenLoop != nil)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "msd.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"| FIR |", "| N4SID(np) |", "msd-fit.png", "Command: `test`"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("msd.md lacks %q", s)
+		}
+	}
+	var back Report
+	js, _ := os.ReadFile(filepath.Join(dir, "msd.json"))
+	if err := json.Unmarshal(js, &back); err != nil || len(back.MSD) != 4 {
+		t.Errorf("msd.json: %v, %d rows", err, len(back.MSD))
+	}
+	if st, err := os.Stat(filepath.Join(dir, "msd-fit.png")); err != nil || st.Size() == 0 {
+		t.Errorf("box plot: %v", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	if _, err := Run(context.Background(), "nope", Options{}, "", t.TempDir(), ""); err == nil {
+		t.Error("unknown experiment accepted")
+	}
+	if _, err := Run(context.Background(), "robot", Options{}, "", t.TempDir(), ""); err == nil {
+		t.Error("robot without data folder accepted")
+	}
+}
