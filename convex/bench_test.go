@@ -123,6 +123,9 @@ func cpuTime() int64 {
 // FIR (n = 2000), Exact mode without decay bounds, γ_G = 10, with the Gram of one 1984-sample
 // trajectory of a random multisine through random (time-varying) gains.
 func BenchmarkRobotLike(b *testing.B) {
+	if testing.Short() {
+		b.Skip("n = 2000: minutes per solve")
+	}
 	P, bb := robotLikeGram(500, 1984, 1)
 	p := &Problem{P: P, B: bb, GammaG: 10}
 	for j := 0; j < 4; j++ {

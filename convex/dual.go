@@ -1,8 +1,6 @@
 package convex
 
 import (
-	"fmt"
-	"os"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -347,7 +345,9 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 	}
 }
 
-// reducedMethod tells whether Solve uses the reduced (dual) method for these blocks.
+// reducedMethod tells whether Solve tries the reduced (dual) method first: every constrained
+// block is Exact. The attempt is abandoned (see reducedBudget) when the working set grows large,
+// which happens when Re G touches the margin over whole bands rather than at a few points.
 var reducedMethod = func(works []*blockWork) bool {
 	for _, w := range works {
 		if w.bl.Kind != Exact {
@@ -357,6 +357,11 @@ var reducedMethod = func(works []*blockWork) bool {
 	return len(works) > 0
 }
 
+// reducedBudget is the largest working set of the reduced method for n variables: with at most
+// n/8 rows its cost (one Cholesky of Q, n² per row, the m×m interior-point iterations) stays
+// below that of about two iterations of the full method, so an abandoned attempt costs little.
+var reducedBudget = func(n int) int { return max(48, n/8) }
+
 // solveReduced runs the exchange loop with the reduced method. It returns nil (and leaves the
 // works untouched) when Q = P + γI cannot be factorized reliably; the caller then falls back
 // to the full interior-point method.
@@ -365,6 +370,31 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 	if d == nil {
 		return nil, nil
 	}
+	// snapshot of the works, restored when the attempt is abandoned
+	type saved struct {
+		omega      []float64
+		gridH      int
+		samples    []int
+		inSet      map[int]bool
+		delta, rhs float64
+		rounds     int
+	}
+	snap := make([]saved, len(works))
+	for i, w := range works {
+		snap[i] = saved{append([]float64(nil), w.ib.omega...), w.ib.gridH, append([]int(nil), w.samples...), w.inSet, w.delta, w.ib.rhs, w.rounds}
+	}
+	it0, r0 := sol.Iterations, sol.Rounds
+	abandon := func() {
+		sol.Iterations, sol.Rounds = it0, r0
+		for i, w := range works {
+			sv := snap[i]
+			w.ib.omega, w.ib.gridH, w.samples, w.inSet, w.delta, w.ib.rhs, w.rounds = sv.omega, sv.gridH, sv.samples, sv.inSet, sv.delta, sv.rhs, sv.rounds
+			if len(sv.samples) == 0 {
+				w.samples = nil
+			}
+		}
+	}
+	budget := reducedBudget(d.n)
 	// working sets: only what the warm start says is active
 	for wi, w := range works {
 		bl := w.bl
@@ -425,12 +455,13 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 			d.nfIn[wi] = len(w.ib.omega)
 			w.rounds++
 		}
+		if len(d.rows)+len(d.pending) > budget {
+			abandon()
+			return nil, nil
+		}
 		d.addRows(d.pending)
 		d.pending = d.pending[:0]
 		runErr = d.solve(0.5*o.Tol, o.MaxIter)
-		if debugReduced {
-			fmt.Printf("round %d: m=%d iters=%d err=%v\n", round, len(d.rows), d.iters, runErr)
-		}
 		sol.Iterations += d.iters
 		sol.Rounds++
 		if runErr != nil {
@@ -546,8 +577,6 @@ func (d *dualSolver) queue(wi, kind, k int) {
 	}
 	d.pending = append(d.pending, dualRow{w: wi, kind: kind, i: k})
 }
-
-var debugReduced = os.Getenv("CONVEX_DEBUG") != ""
 
 // localMinima returns the local minimizers of Re G(ω) = Σ g(k)cos(kω) on [0, π] whose value is
 // below thresh: the local minima of a uniform grid of about 8·Len points (one DCT-I), polished

@@ -93,13 +93,15 @@ func MSDConfigs(o Options) map[string]trainer.Config {
 	if o.BPTTEpochs > 0 {
 		bp.BPTTEpochs = o.BPTTEpochs
 	}
+	paper := fb // the paper's literal θ_G step: gains from the measured output
+	paper.GramGains = "data"
 	return map[string]trainer.Config{
-		"FIR": fir, "FF": ff, "FF(np)": np(ff), "FB": fb, "FB(np)": np(fb), "FB-BP": bp,
+		"FIR": fir, "FF": ff, "FF(np)": np(ff), "FB": fb, "FB(np)": np(fb), "FB-BP": bp, "FB(paper θG)": paper,
 	}
 }
 
 // MSDOrder is the order in which the mass-spring-damper models are reported.
-var MSDOrder = []string{"FIR", "N4SID(np)", "MLP(np)", "FF(np)", "FF", "FB(np)", "FB", "FB-BP"}
+var MSDOrder = []string{"FIR", "N4SID(np)", "MLP(np)", "FF(np)", "FF", "FB(np)", "FB", "FB-BP", "FB(paper θG)"}
 
 // MSD trains every model of Fig. 4 on the mass-spring-damper splits (noise
 // with the given SNR in dB on the training and validation outputs when snr
