@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 )
 
 // openLimited opens path for reading and refuses it when it is larger than maxBytes
@@ -72,37 +74,10 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	return d, nil
 }
 
-// writeAtomic writes path through a temporary file in the same directory that is
-// renamed over path only when write succeeded; on any failure the temporary file is
-// removed and path is untouched.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("data: writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+// writeAtomic writes path through internal/atomicfile: a temporary file in
+// the same directory renamed over path only when write succeeded.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("data: %w", err)
 	}
 	return nil

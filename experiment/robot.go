@@ -27,13 +27,18 @@ const RobotSkip = 49
 
 // RobotConfigs returns the paper's two passive robot models: a 500-tap FIR
 // and the parallel FIR + NFIR (m_N = 3, m_G = 500, R1 = R2 = 150, MLP 8×8,
-// K = 4, stronger regularization).
+// K = 4, stronger regularization: γ_G = 10, weight decay 1e-3).
 func RobotConfigs(o Options) map[string]trainer.Config {
 	fir := trainer.DefaultConfig()
 	fir.Structure = model.Structure{LinearTaps: 500}
 	fir.Rho, fir.Decay = 0, 0 // 500 taps at 200 Hz: the paper's decay rate would cut the response at ~0.3 s
 	fir.GammaG = 10
 	nf := fir
+	// Exact mode's exchange method does not converge at n = 2000 within its
+	// iteration limit (docs/BENCHMARKS.md); the paper's sampled constraints
+	// do, and every result is still certified (a failing FIR would be
+	// re-solved in exact mode by the trainer).
+	nf.Passivity, nf.H, nf.Eps = "sampled", 10000, 1e-2
 	nf.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500}
 	nf.Iters, nf.Batch, nf.LR, nf.WeightDecay = 4, 1, 1e-3, 1e-3
 	nf.Epochs, nf.Patience = 300, 100
@@ -46,8 +51,13 @@ func RobotConfigs(o Options) map[string]trainer.Config {
 	for _, c := range []*trainer.Config{&fir, &nf} {
 		c.Seed, c.Workers = o.Seed, o.Workers
 	}
-	return map[string]trainer.Config{"FIR": fir, "NFIR": nf}
+	paper := nf // the paper's literal θ_G step: gains from the measured output
+	paper.GramGains = "data"
+	return map[string]trainer.Config{"FIR": fir, "NFIR": nf, "NFIR(paper θG)": paper}
 }
+
+// RobotOrder is the order in which the robot models are reported.
+var RobotOrder = []string{"FIR", "NFIR", "NFIR(paper θG)"}
 
 // Robot trains on record e and scores e, v1, v2, v3 (../shared/data/robot).
 func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
@@ -58,7 +68,7 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 	all := append([]*data.Dataset{train}, tests...)
 	var rows []RobotRow
 	cfgs := RobotConfigs(o)
-	for _, name := range []string{"FIR", "NFIR"} {
+	for _, name := range RobotOrder {
 		if !o.want(name) {
 			continue
 		}
@@ -85,7 +95,13 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		}
 		row.Seconds = time.Since(start).Seconds()
 		st := cfg.Structure
-		row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v lin=%d K=%d γ_G=%g epochs=%d %s", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.LinearTaps, cfg.Iters, cfg.GammaG, cfg.Epochs, cfg.Passivity)
+		row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v lin=%d K=%d γ_G=%g weight-decay=%g epochs=%d patience=%d passivity=%s", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.LinearTaps, cfg.Iters, cfg.GammaG, cfg.WeightDecay, cfg.Epochs, cfg.Patience, cfg.Passivity)
+		if cfg.Passivity == "sampled" {
+			row.Config += fmt.Sprintf(" H=%d eps=%g", cfg.H, cfg.Eps)
+		}
+		if st.Feedback && st.Branches > 0 {
+			row.Config += " θ_G-gains=" + cfg.GramGains
+		}
 		o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
 		rows = append(rows, row)
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 )
 
 // Names lists the experiments Run knows.
@@ -94,7 +94,7 @@ func Run(ctx context.Context, name string, o Options, robotDir, dir, command str
 }
 
 func writeFile(path string, b []byte) error {
-	return model.WriteAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 )
 
 // Format and Version identify the model file; a reader must refuse any other
@@ -246,30 +246,8 @@ func Load(path string) (*NFIR, Meta, error) {
 }
 
 // WriteAtomic writes a file through write into a temporary file beside path
-// and renames it into place only when write succeeded.
-func WriteAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// and renames it into place only when write succeeded (see
+// internal/atomicfile).
+func WriteAtomic(path string, write func(io.Writer) error) error {
+	return atomicfile.Write(path, write)
 }

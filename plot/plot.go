@@ -6,8 +6,6 @@ import (
 	"image/color"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	gplot "gonum.org/v1/plot"
@@ -17,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 )
 
 // ErrNoData reports a figure with nothing to draw.
@@ -290,29 +290,11 @@ func save(base string, panels []*gplot.Plot, w, h vg.Length) error {
 	return writeAtomic(base+".svg", svg.WriteTo)
 }
 
-// writeAtomic writes path through a temporary file in the same directory,
-// renamed into place only when writing succeeded.
-func writeAtomic(path string, write func(io.Writer) (int64, error)) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// writeAtomic writes path through internal/atomicfile: a temporary file in
+// the same directory, renamed into place only when writing succeeded.
+func writeAtomic(path string, write func(io.Writer) (int64, error)) error {
+	err := atomicfile.Write(path, func(w io.Writer) error { _, err := write(w); return err })
 	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = write(tmp); err != nil {
-		return fmt.Errorf("plot: writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
 	return nil
