@@ -24,6 +24,11 @@ type Options struct {
 	// Batches scales the mass-spring-damper splits down from 300/100/100
 	// (0: the paper's sizes); for quick runs only.
 	Batches int
+	// Holdout is the fraction of the robot's training record e kept back, at
+	// its end, as validation data for early stopping and model selection of
+	// the NFIR models (0: the paper's protocol, train and select on all of e).
+	// v1–v3 are never used for any choice.
+	Holdout float64
 	// Only restricts the run to the named models (nil: all).
 	Only []string
 	// Log receives one line per stage (nil: silent).

@@ -76,8 +76,16 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		start := time.Now()
 		o.logf("robot: training %s", name)
 		// One record: model selection on the training record itself (the
-		// paper's protocol keeps v1–v3 for testing only).
-		res, err := trainer.Train(ctx, o.withProgress(name, cfg), train, train)
+		// paper's protocol keeps v1–v3 for testing only), or on a held-out
+		// tail of it. A linear FIR has nothing to select: it uses all of e.
+		fit, val := train, train
+		if o.Holdout > 0 && cfg.Structure.Branches > 0 {
+			var err error
+			if fit, val, err = splitTail(train, o.Holdout); err != nil {
+				return rows, err
+			}
+		}
+		res, err := trainer.Train(ctx, o.withProgress(name, cfg), fit, val)
 		if err != nil {
 			return rows, fmt.Errorf("experiment: robot %s: %w", name, err)
 		}
@@ -102,8 +110,24 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		if st.Feedback && st.Branches > 0 {
 			row.Config += " θ_G-gains=" + cfg.GramGains
 		}
+		if o.Holdout > 0 && st.Branches > 0 {
+			row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest", 100*(1-o.Holdout))
+		}
 		o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// splitTail cuts the single-record data set d into its first (1−frac) part
+// and its last frac part (simulated from rest, like every record).
+func splitTail(d *data.Dataset, frac float64) (head, tail *data.Dataset, err error) {
+	if len(d.Batches) != 1 || !(frac > 0 && frac < 1) {
+		return nil, nil, fmt.Errorf("experiment: holdout %g of %d records: want one record and 0 < holdout < 1", frac, len(d.Batches))
+	}
+	b := d.Batches[0]
+	cut := int(float64(len(b.U)) * (1 - frac))
+	head = &data.Dataset{Name: d.Name + "[head]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[:cut], Y: b.Y[:cut]}}}
+	tail = &data.Dataset{Name: d.Name + "[tail]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[cut:], Y: b.Y[cut:]}}}
+	return head, tail, nil
 }
