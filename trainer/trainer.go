@@ -64,7 +64,6 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	mem := cfg.Structure.Memory()
 	if train == nil || len(train.Batches) == 0 {
 		return nil, fmt.Errorf("%w: no training data", ErrConfig)
 	}
@@ -79,7 +78,6 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 			return nil, fmt.Errorf("trainer: validation data: %w", err)
 		}
 	}
-	_ = mem
 	s := &session{cfg: cfg, start: time.Now(), bestV: math.Inf(-1)}
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	var err error
