@@ -9,18 +9,7 @@ import "gonum.org/v1/gonum/floats"
 // computes z_j = corr(reverse(g_j), w_j): every tap is then a contiguous AXPY
 // over the trajectory instead of a strided gather from the T×mN gains.
 func (c *CPU) ConvForward(s Seqs, mN, mG int, u, n, g, z, y []float64) {
-	const op = "ConvForward"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "g", len(g), mN*mG)
-	need(op, "z", len(z), N*mN)
-	need(op, "y", len(y), N)
-	if mN == 0 || mG == 0 {
-		clear(y[:N])
-		clear(z[:N*mN])
+	if _, done := convForwardArgs(s, mN, mG, u, n, g, z, y); done {
 		return
 	}
 	sc := c.get(c.seqWorkers(s))
@@ -54,26 +43,7 @@ func (c *CPU) ConvForward(s Seqs, mN, mG int, u, n, g, z, y []float64) {
 // against the padded w_j. dg is accumulated per worker and the workers' sums
 // are added to dg in worker order.
 func (c *CPU) ConvBackward(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64) {
-	const op = "ConvBackward"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "g", len(g), mN*mG)
-	need(op, "z", len(z), N*mN)
-	need(op, "dy", len(dy), N)
-	need(op, "dn", len(dn), N*mN)
-	if dg != nil {
-		need(op, "dg", len(dg), mN*mG)
-	}
-	if mN == 0 {
-		return
-	}
-	if mG == 0 {
-		for i := range N * mN {
-			dn[i] = dy[i/mN] * z[i]
-		}
+	if _, done := convBackwardArgs(s, mN, mG, u, n, g, z, dy, dn, dg); done {
 		return
 	}
 	withDg := dg != nil

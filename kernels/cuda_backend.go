@@ -362,18 +362,8 @@ func (c *CUDA) xcorr(N, mN, mG int, a, an, b, bn, out uint64, acc bool) {
 
 // ConvForward implements Backend.ConvForward on the GPU.
 func (c *CUDA) ConvForward(s Seqs, mN, mG int, u, n, g, z, y []float64) {
-	const op = "ConvForward"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "g", len(g), mN*mG)
-	need(op, "z", len(z), N*mN)
-	need(op, "y", len(y), N)
-	if mN == 0 || mG == 0 {
-		clear(y[:N])
-		clear(z[:N*mN])
+	N, done := convForwardArgs(s, mN, mG, u, n, g, z, y)
+	if done {
 		return
 	}
 	c.mu.Lock()
@@ -395,26 +385,8 @@ func (c *CUDA) convFwd(N, mN, mG int, du, dn, dg, dz, dy uint64) {
 
 // ConvBackward implements Backend.ConvBackward on the GPU.
 func (c *CUDA) ConvBackward(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64) {
-	const op = "ConvBackward"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "g", len(g), mN*mG)
-	need(op, "z", len(z), N*mN)
-	need(op, "dy", len(dy), N)
-	need(op, "dn", len(dn), N*mN)
-	if dg != nil {
-		need(op, "dg", len(dg), mN*mG)
-	}
-	if mN == 0 {
-		return
-	}
-	if mG == 0 {
-		for i := range N * mN {
-			dn[i] = dy[i/mN] * z[i]
-		}
+	N, done := convBackwardArgs(s, mN, mG, u, n, g, z, dy, dn, dg)
+	if done {
 		return
 	}
 	c.mu.Lock()
@@ -485,16 +457,7 @@ const gtile = 16
 // Gram implements Backend.Gram on the GPU (tiled ΦᵀΦ with Φ generated on
 // the fly, never stored).
 func (c *CUDA) Gram(s Seqs, mN, mG, mL int, u, n, y []float64, P, b []float64) float64 {
-	const op = "Gram"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG, mL)
-	N := s.Total()
-	nt := mN*mG + mL
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "y", len(y), N)
-	need(op, "P", len(P), nt*nt)
-	need(op, "b", len(b), nt)
+	N, nt := gramArgs(s, mN, mG, mL, u, n, y, P, b)
 	if N == 0 || nt == 0 {
 		clear(P[:nt*nt])
 		clear(b[:nt])
@@ -546,24 +509,7 @@ func (c *CUDA) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
 
 // DenseTanhBackward implements Backend.DenseTanhBackward on the GPU.
 func (c *CUDA) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []float64) {
-	const op = "DenseTanhBackward"
-	checkDims(op, rows, in, out)
-	need(op, "x", len(x), rows*in)
-	need(op, "w", len(w), out*in)
-	need(op, "y", len(y), rows*out)
-	need(op, "dy", len(dy), rows*out)
-	if dx != nil {
-		need(op, "dx", len(dx), rows*in)
-	}
-	need(op, "dw", len(dw), out*in)
-	need(op, "db", len(db), out)
-	if rows == 0 {
-		return
-	}
-	if out == 0 {
-		if dx != nil {
-			clear(dx[:rows*in])
-		}
+	if denseBackwardArgs(rows, in, out, x, w, y, dy, dx, dw, db) {
 		return
 	}
 	c.mu.Lock()

@@ -76,24 +76,7 @@ func denseFwdLoops(r0, r1, in, out int, x, w, b, y []float64) {
 // fixed row range and private dw, db accumulators, added to dw, db in worker
 // order.
 func (c *CPU) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []float64) {
-	const op = "DenseTanhBackward"
-	checkDims(op, rows, in, out)
-	need(op, "x", len(x), rows*in)
-	need(op, "w", len(w), out*in)
-	need(op, "y", len(y), rows*out)
-	need(op, "dy", len(dy), rows*out)
-	if dx != nil {
-		need(op, "dx", len(dx), rows*in)
-	}
-	need(op, "dw", len(dw), out*in)
-	need(op, "db", len(db), out)
-	if rows == 0 {
-		return
-	}
-	if out == 0 {
-		if dx != nil {
-			clear(dx[:rows*in])
-		}
+	if denseBackwardArgs(rows, in, out, x, w, y, dy, dx, dw, db) {
 		return
 	}
 	sc := c.get(c.rowWorkers(rows, 256))

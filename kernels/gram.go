@@ -26,16 +26,7 @@ const gramRows = 256
 // ΦᵀΦ, Φᵀy and yᵀy to its accumulators. Worker 0 accumulates directly in P;
 // the others' sums are added in worker order, then P is mirrored.
 func (c *CPU) Gram(s Seqs, mN, mG, mL int, u, n, y []float64, P, b []float64) float64 {
-	const op = "Gram"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG, mL)
-	N := s.Total()
-	nt := mN*mG + mL
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "y", len(y), N)
-	need(op, "P", len(P), nt*nt)
-	need(op, "b", len(b), nt)
+	N, nt := gramArgs(s, mN, mG, mL, u, n, y, P, b)
 	P, b = P[:nt*nt], b[:nt]
 	clear(b)
 	for i := range nt {
