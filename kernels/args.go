@@ -93,3 +93,29 @@ func gramArgs(s Seqs, mN, mG, mL int, u, n, y, P, b []float64) (N, nt int) {
 	need(op, "b", len(b), nt)
 	return N, nt
 }
+
+// linearForwardArgs checks LinearForward's arguments; done reports that
+// there is nothing to add (no taps or no samples).
+func linearForwardArgs(s Seqs, mL int, u, lin, y []float64) (N int, done bool) {
+	const op = "LinearForward"
+	checkSeqs(op, s)
+	checkDims(op, mL)
+	N = s.Total()
+	need(op, "u", len(u), N)
+	need(op, "lin", len(lin), mL)
+	need(op, "y", len(y), N)
+	return N, mL == 0 || N == 0
+}
+
+// linearBackwardArgs checks LinearBackward's arguments; done reports that
+// there is nothing to accumulate.
+func linearBackwardArgs(s Seqs, mL int, u, dy, dlin []float64) (N int, done bool) {
+	const op = "LinearBackward"
+	checkSeqs(op, s)
+	checkDims(op, mL)
+	N = s.Total()
+	need(op, "u", len(u), N)
+	need(op, "dy", len(dy), N)
+	need(op, "dlin", len(dlin), mL)
+	return N, mL == 0 || N == 0
+}

@@ -123,6 +123,25 @@ func (tp *Tape) Gains() []float64 {
 	return tp.Act[len(tp.Act)-1]
 }
 
+// checkBackward checks ClosedLoopBackward's arguments, beyond checkCall's:
+// the output gradient, the tape and the optional accumulators.
+func (c *ClosedLoop) checkBackward(op string, s Seqs, theta, g, lin, u []float64, tape *Tape, dy, dtheta, dg, dlin []float64) {
+	c.checkCall(op, s, theta, g, lin, u)
+	need(op, "dy", len(dy), s.Total())
+	if tape == nil {
+		panic(fmt.Errorf("kernels: %s: nil tape: %w", op, ErrShape))
+	}
+	if dtheta != nil {
+		need(op, "dtheta", len(dtheta), c.NumParams())
+	}
+	if dg != nil {
+		need(op, "dg", len(dg), c.MN*c.MG)
+	}
+	if dlin != nil {
+		need(op, "dlin", len(dlin), c.ML)
+	}
+}
+
 func (c *ClosedLoop) checkCall(op string, s Seqs, theta, g, lin, u []float64) {
 	if err := c.Check(); err != nil {
 		panic(fmt.Errorf("kernels: %s: %w", op, err))
@@ -277,23 +296,10 @@ func mlpRow(sizes []int, theta []float64, act [][]float64, gt int) {
 // the outputs in worker order.
 func (cpu *CPU) ClosedLoopBackward(c *ClosedLoop, s Seqs, theta, g, lin, u []float64, tape *Tape, dy, dtheta, dg, dlin []float64) {
 	const op = "ClosedLoopBackward"
-	c.checkCall(op, s, theta, g, lin, u)
+	c.checkBackward(op, s, theta, g, lin, u, tape, dy, dtheta, dg, dlin)
 	N := s.Total()
 	mN, mG, mL := c.MN, c.MG, c.ML
-	need(op, "dy", len(dy), N)
-	if tape == nil {
-		panic(fmt.Errorf("kernels: %s: nil tape: %w", op, ErrShape))
-	}
 	np := c.NumParams()
-	if dtheta != nil {
-		need(op, "dtheta", len(dtheta), np)
-	}
-	if dg != nil {
-		need(op, "dg", len(dg), mN*mG)
-	}
-	if dlin != nil {
-		need(op, "dlin", len(dlin), mL)
-	}
 	L := 0
 	if mN > 0 {
 		L = len(c.Sizes) - 1

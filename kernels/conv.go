@@ -92,14 +92,7 @@ func (c *CPU) ConvBackward(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64)
 
 // LinearForward implements Backend.LinearForward.
 func (c *CPU) LinearForward(s Seqs, mL int, u, lin, y []float64) {
-	const op = "LinearForward"
-	checkSeqs(op, s)
-	checkDims(op, mL)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "lin", len(lin), mL)
-	need(op, "y", len(y), N)
-	if mL == 0 {
+	if _, done := linearForwardArgs(s, mL, u, lin, y); done {
 		return
 	}
 	sc := c.get(c.seqWorkers(s))
@@ -119,14 +112,7 @@ func (c *CPU) LinearForward(s Seqs, mL int, u, lin, y []float64) {
 // against the zero-padded trajectory input, per-worker sums added in worker
 // order.
 func (c *CPU) LinearBackward(s Seqs, mL int, u, dy, dlin []float64) {
-	const op = "LinearBackward"
-	checkSeqs(op, s)
-	checkDims(op, mL)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "dy", len(dy), N)
-	need(op, "dlin", len(dlin), mL)
-	if mL == 0 {
+	if _, done := linearBackwardArgs(s, mL, u, dy, dlin); done {
 		return
 	}
 	sc := c.get(c.seqWorkers(s))

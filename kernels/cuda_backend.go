@@ -410,14 +410,8 @@ func (c *CUDA) convBwd(N, mN, mG int, du, dn, dg, dz, ddy, ddn uint64) {
 
 // LinearForward implements Backend.LinearForward on the GPU.
 func (c *CUDA) LinearForward(s Seqs, mL int, u, lin, y []float64) {
-	const op = "LinearForward"
-	checkSeqs(op, s)
-	checkDims(op, mL)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "lin", len(lin), mL)
-	need(op, "y", len(y), N)
-	if mL == 0 || N == 0 {
+	N, done := linearForwardArgs(s, mL, u, lin, y)
+	if done {
 		return
 	}
 	c.mu.Lock()
@@ -433,14 +427,8 @@ func (c *CUDA) LinearForward(s Seqs, mL int, u, lin, y []float64) {
 
 // LinearBackward implements Backend.LinearBackward on the GPU.
 func (c *CUDA) LinearBackward(s Seqs, mL int, u, dy, dlin []float64) {
-	const op = "LinearBackward"
-	checkSeqs(op, s)
-	checkDims(op, mL)
-	N := s.Total()
-	need(op, "u", len(u), N)
-	need(op, "dy", len(dy), N)
-	need(op, "dlin", len(dlin), mL)
-	if mL == 0 || N == 0 {
+	N, done := linearBackwardArgs(s, mL, u, dy, dlin)
+	if done {
 		return
 	}
 	c.mu.Lock()
@@ -617,23 +605,10 @@ func (c *CUDA) ClosedLoopForward(cl *ClosedLoop, s Seqs, theta, g, lin, u, y []f
 // the complete output adjoint.
 func (c *CUDA) ClosedLoopBackward(cl *ClosedLoop, s Seqs, theta, g, lin, u []float64, tape *Tape, dy, dtheta, dg, dlin []float64) {
 	const op = "ClosedLoopBackward"
-	cl.checkCall(op, s, theta, g, lin, u)
+	cl.checkBackward(op, s, theta, g, lin, u, tape, dy, dtheta, dg, dlin)
 	N := s.Total()
 	mN, mG, mL := cl.MN, cl.MG, cl.ML
-	need(op, "dy", len(dy), N)
 	np := cl.NumParams()
-	if dtheta != nil {
-		need(op, "dtheta", len(dtheta), np)
-	}
-	if dg != nil {
-		need(op, "dg", len(dg), mN*mG)
-	}
-	if dlin != nil {
-		need(op, "dlin", len(dlin), mL)
-	}
-	if tape == nil {
-		panic(fmt.Errorf("kernels: %s: nil tape: %w", op, ErrShape))
-	}
 	if N == 0 {
 		return
 	}
