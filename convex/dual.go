@@ -491,13 +491,7 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 				}
 			case Exact:
 				if w.delta == 0 {
-					S := 0.0
-					for _, v := range g {
-						S += math.Abs(v)
-					}
-					if S > 0 {
-						w.delta = math.Max(deltaRel*S, 10*o.Tol)
-						w.ib.rhs = 2 * (w.bl.Margin + w.delta)
+					if w.setDelta(g, o.Tol) {
 						d.setRHS(wi, w.ib.rhs)
 						changed = true
 					}

@@ -244,13 +244,7 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 				}
 			case Exact:
 				if w.delta == 0 {
-					S := 0.0
-					for _, v := range g {
-						S += math.Abs(v)
-					}
-					if S > 0 {
-						w.delta = math.Max(deltaRel*S, 10*o.Tol)
-						w.ib.rhs = 2 * (w.bl.Margin + w.delta)
+					if w.setDelta(g, o.Tol) {
 						changed = true
 					}
 				}
@@ -488,3 +482,20 @@ func fullKKT(p *Problem, ip *ipSolver, works []*blockWork, x []float64) Residual
 
 // sampledNbr is the number of neighbours on each side added with a violated sample.
 const sampledNbr = 3
+
+// setDelta sets the exact mode's safety margin Δ once the first solution g
+// is known: the rows are then imposed at Margin + Δ, with
+// Δ = max(deltaRel·Σ|g|, 10·tol), so that rounding cannot leave the returned
+// taps below the margin. It reports whether Δ was set (g ≠ 0).
+func (w *blockWork) setDelta(g []float64, tol float64) bool {
+	S := 0.0
+	for _, v := range g {
+		S += math.Abs(v)
+	}
+	if S == 0 {
+		return false
+	}
+	w.delta = math.Max(deltaRel*S, 10*tol)
+	w.ib.rhs = 2 * (w.bl.Margin + w.delta)
+	return true
+}
