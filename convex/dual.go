@@ -78,7 +78,7 @@ func newDualSolver(Q *mat.SymDense, b []float64, works []*blockWork) *dualSolver
 		return nil
 	}
 	d.xu = append([]float64(nil), b...)
-	lapack64.Potrs(d.U, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: d.xu})
+	cholSolve(d.U, d.xu)
 	d.obj0 = -0.5 * dot(b, d.xu)
 	d.upIn = make([][]bool, len(works))
 	d.loIn = make([][]bool, len(works))
@@ -279,14 +279,14 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 	for i := range z {
 		z[i] = -d.c[i]
 	}
-	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: K}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: z})
+	cholSolve(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: K}, z)
 	d.symv(z, sz)
 	for i := range w {
 		w[i] = sz[i] + d.c[i]
 	}
 	shiftPositive(w, z)
 	solveK := func(v []float64) {
-		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: K}, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: v})
+		cholSolve(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: m, Stride: m, Data: K}, v)
 	}
 	// direction for complementarity right-hand side rc: (S + W/Z)dz = rc/z − r, dw = (rc − w dz)/z
 	dir := func(rc, dz, dw []float64) {

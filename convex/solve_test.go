@@ -322,7 +322,7 @@ func TestExactModeCertifies(t *testing.T) {
 			p := &Problem{P: P, B: b, GammaG: 0.1, Blocks: []Block{{Offset: 0, Len: L, Kind: Exact, Margin: margin}}}
 			s, err := Solve(p, nil)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("L=%d margin %g: %v", L, margin, err)
 			}
 			c := s.Certificates[0]
 			if c.MinRe < margin || !c.Passive {

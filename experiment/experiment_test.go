@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/passivenfir/gputrain/data"
 )
 
 // TestRunMSDTiny runs the mass-spring-damper comparison at toy size through
@@ -64,5 +66,44 @@ func TestRunErrors(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), "robot", Options{}, "", t.TempDir(), ""); err == nil {
 		t.Error("robot without data folder accepted")
+	}
+}
+
+// TestSplitTail: the head is the first (1−frac) of the record; the tail is
+// the rest preceded by the lead-in, clipped to the head's length.
+func TestSplitTail(t *testing.T) {
+	u := make([]float64, 100)
+	for i := range u {
+		u[i] = float64(i)
+	}
+	d := &data.Dataset{Name: "e", Ts: 1, Batches: []data.Batch{{U: u, Y: u}}}
+	for _, c := range []struct {
+		frac        float64
+		lead        int
+		head, tail0 int // head length, first sample of the tail
+		wantErr     bool
+	}{
+		{0.2, 0, 80, 80, false},
+		{0.2, 30, 80, 50, false},
+		{0.2, 500, 80, 0, false},
+		{0.5, 10, 50, 40, false},
+		{0, 10, 0, 0, true},
+		{1, 10, 0, 0, true},
+		{0.999, 10, 0, 0, true}, // nothing left to train on
+	} {
+		h, tl, err := splitTail(d, c.frac, c.lead)
+		if c.wantErr {
+			if err == nil {
+				t.Errorf("frac %g: no error", c.frac)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("frac %g: %v", c.frac, err)
+		}
+		hb, tb := h.Batches[0], tl.Batches[0]
+		if len(hb.U) != c.head || tb.U[0] != float64(c.tail0) || tb.U[len(tb.U)-1] != 99 {
+			t.Errorf("frac %g lead %d: head %d samples, tail %v..%v; want %d, %d..99", c.frac, c.lead, len(hb.U), tb.U[0], tb.U[len(tb.U)-1], c.head, c.tail0)
+		}
 	}
 }

@@ -81,9 +81,12 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		fit, val := train, train
 		if o.Holdout > 0 && cfg.Structure.Branches > 0 {
 			var err error
-			if fit, val, err = splitTail(train, o.Holdout); err != nil {
+			if fit, val, err = splitTail(train, o.Holdout, leadIn(cfg)); err != nil {
 				return rows, err
 			}
+			cfg.ValSkip = leadIn(cfg)
+		} else {
+			cfg.ValSkip = RobotSkip // select on the samples the paper scores
 		}
 		res, err := trainer.Train(ctx, o.withProgress(name, cfg), fit, val)
 		if err != nil {
@@ -111,7 +114,7 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 			row.Config += " θ_G-gains=" + cfg.GramGains
 		}
 		if o.Holdout > 0 && st.Branches > 0 {
-			row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest", 100*(1-o.Holdout))
+			row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest (after a %d-sample lead-in)", 100*(1-o.Holdout), leadIn(cfg))
 		}
 		o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
 		rows = append(rows, row)
@@ -120,14 +123,28 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 }
 
 // splitTail cuts the single-record data set d into its first (1−frac) part
-// and its last frac part (simulated from rest, like every record).
-func splitTail(d *data.Dataset, frac float64) (head, tail *data.Dataset, err error) {
+// and its last frac part preceded by lead samples of the first part: the
+// validation record simulates those (input the model was trained on) to warm
+// up the model's memory, and is scored after them (Config.ValSkip = lead), so
+// that the held-out score is not a start-up transient.
+func splitTail(d *data.Dataset, frac float64, lead int) (head, tail *data.Dataset, err error) {
 	if len(d.Batches) != 1 || !(frac > 0 && frac < 1) {
 		return nil, nil, fmt.Errorf("experiment: holdout %g of %d records: want one record and 0 < holdout < 1", frac, len(d.Batches))
 	}
 	b := d.Batches[0]
 	cut := int(float64(len(b.U)) * (1 - frac))
+	if cut < 1 || cut == len(b.U) {
+		return nil, nil, fmt.Errorf("experiment: holdout %g of %d samples leaves an empty part", frac, len(b.U))
+	}
+	lead = min(lead, cut)
 	head = &data.Dataset{Name: d.Name + "[head]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[:cut], Y: b.Y[:cut]}}}
-	tail = &data.Dataset{Name: d.Name + "[tail]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[cut:], Y: b.Y[cut:]}}}
+	tail = &data.Dataset{Name: d.Name + "[tail]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[cut-lead:], Y: b.Y[cut-lead:]}}}
 	return head, tail, nil
+}
+
+// leadIn is the warm-up of a held-out validation segment: the model's
+// longest memory (FIR taps or lifting window).
+func leadIn(c trainer.Config) int {
+	st := c.Structure
+	return max(st.Taps, st.LinearTaps, st.R1, st.R2)
 }

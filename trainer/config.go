@@ -45,6 +45,14 @@ type Config struct {
 	// passivity-constrained problem.
 	GramGains string `json:"gram_gains"`
 
+	// ValSkip is the number of samples at the start of every validation
+	// trajectory that are simulated but left out of every validation score
+	// (early stopping, the choice of θ_G gains, model selection): a warm-up,
+	// so that a validation record may begin with input the model was trained
+	// on (a held-out tail of a single record, with its lead-in) or with a
+	// start-up transient. 0 scores every sample.
+	ValSkip int `json:"val_skip,omitempty"`
+
 	BPTTEpochs   int     `json:"bptt_epochs"` // 0: no BPTT step
 	BPTTBatch    int     `json:"bptt_batch"`
 	BPTTLR       float64 `json:"bptt_lr"` // peak of the one-cycle schedule
@@ -115,6 +123,8 @@ func (c *Config) Check() error {
 		return bad("learning rates must be > 0")
 	case c.WeightDecay < 0 || c.Clip < 0 || c.BPTTClip < 0:
 		return bad("weight decay and clip must be ≥ 0")
+	case c.ValSkip < 0:
+		return bad("val-skip must be ≥ 0, have %d", c.ValSkip)
 	case c.Workers < 0:
 		return bad("workers must be ≥ 0")
 	}

@@ -53,7 +53,9 @@ type traj struct {
 	d      *data.Dataset
 	x      [][]float64 // per trajectory features (rows × F)
 	full   *graph.Batch
-	sumYY  float64
+	sumYY  float64     // Σy² over the scored samples
+	rows   int         // number of scored samples
+	skip   int         // samples at the start of each trajectory that are not scored
 	target [][]float64 // what fits are scored against: YClean when known, else Y
 }
 
@@ -77,6 +79,11 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		if err := val.Validate(1); err != nil {
 			return nil, fmt.Errorf("trainer: validation data: %w", err)
 		}
+		for i, b := range val.Batches {
+			if len(b.U) <= cfg.ValSkip {
+				return nil, fmt.Errorf("%w: validation trajectory %d has %d samples, not more than val-skip %d", ErrConfig, i, len(b.U), cfg.ValSkip)
+			}
+		}
 	}
 	s := &session{cfg: cfg, start: time.Now(), bestV: math.Inf(-1)}
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
@@ -97,11 +104,11 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		s.m.Lift.InitXavier(s.rng)
 	}
 	s.theta = s.m.Lift.Flatten()
-	if s.train, err = s.prepare(train); err != nil {
+	if s.train, err = s.prepare(train, 0); err != nil {
 		return nil, err
 	}
 	if val != nil {
-		if s.val, err = s.prepare(val); err != nil {
+		if s.val, err = s.prepare(val, cfg.ValSkip); err != nil {
 			return nil, err
 		}
 	}
@@ -155,16 +162,19 @@ func backend(cfg Config) (kernels.Backend, error) {
 	return be, nil
 }
 
-func (s *session) prepare(d *data.Dataset) (traj, error) {
-	t := traj{d: d}
+// prepare builds the trajectories of d; the first skip samples of each are
+// left out of its scores.
+func (s *session) prepare(d *data.Dataset, skip int) (traj, error) {
+	t := traj{d: d, skip: skip}
 	var us, qs, ys [][]float64
 	for _, b := range d.Batches {
 		q := data.Q(b.Y)
 		us, qs, ys = append(us, b.U), append(qs, q), append(ys, b.Y)
 		t.x = append(t.x, s.m.Features(b.U, q))
-		for _, v := range b.Y {
+		for _, v := range b.Y[skip:] {
 			t.sumYY += v * v
 		}
+		t.rows += len(b.Y) - skip
 		if b.YClean != nil {
 			t.target = append(t.target, b.YClean)
 		} else {
@@ -410,11 +420,11 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 // closedLoopError is the per-sample closed-loop simulation error of the
 // current parameters on the validation data (the training data without).
 func (s *session) closedLoopError() (float64, error) {
-	b := s.train.full
+	t := &s.train
 	if s.val.full != nil {
-		b = s.val.full
+		t = &s.val
 	}
-	return s.closedMSE(b, make([]float64, b.Seqs.Total()))
+	return s.closedMSE(t, make([]float64, t.full.Seqs.Total()))
 }
 
 // closedLoopBatch returns the training batch with q(t) = ŷ(t−1) from the
@@ -515,7 +525,7 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 				return err
 			}
 			monitor = v
-			valFit = aggFit(v*float64(s.val.full.Seqs.Total()), s.val.sumYY)
+			valFit = aggFit(v*float64(s.val.rows), s.val.sumYY)
 		}
 		s.emit(Event{Stage: d.stage, Iter: k, Epoch: ep, Epochs: d.epochs, Loss: trainLoss,
 			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
@@ -546,7 +556,13 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 		closed := s.closed != nil && cfg.Structure.Feedback && cfg.Monitor == "closed"
 		d.validate = func() (float64, error) {
 			if closed {
-				return s.closedMSE(s.val.full, yv)
+				return s.closedMSE(&s.val, yv)
+			}
+			if s.val.skip > 0 {
+				if err := s.open.Output(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
+					return 0, fmt.Errorf("trainer: validation: %w", err)
+				}
+				return s.val.mse(yv), nil
 			}
 			vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, scratch)
 			if err != nil {
@@ -559,16 +575,33 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 }
 
 // closedMSE is the per-sample closed-loop simulation error of the current
-// parameters on batch b (y is scratch of b's length).
-func (s *session) closedMSE(b *graph.Batch, y []float64) (float64, error) {
-	if err := s.closed.Simulate(b, s.theta, s.m.G, s.m.Lin, y); err != nil {
+// parameters on t's scored samples (y is scratch of t's length).
+func (s *session) closedMSE(t *traj, y []float64) (float64, error) {
+	if err := s.closed.Simulate(t.full, s.theta, s.m.G, s.m.Lin, y); err != nil {
 		return 0, fmt.Errorf("trainer: closed-loop simulation: %w", err)
 	}
-	e := mse(y, b.Y)
+	e := t.mse(y)
 	if math.IsNaN(e) {
 		e = math.Inf(1)
 	}
 	return e, nil
+}
+
+// mse is the mean squared error of the prediction y (all of t's rows) on
+// t's scored samples.
+func (t *traj) mse(y []float64) float64 {
+	if t.skip == 0 {
+		return mse(y, t.full.Y)
+	}
+	off := t.full.Seqs.Off
+	s := 0.0
+	for i := 0; i+1 < len(off); i++ {
+		for r := off[i] + t.skip; r < off[i+1]; r++ {
+			d := y[r] - t.full.Y[r]
+			s += d * d
+		}
+	}
+	return s / float64(t.rows)
 }
 
 // bptt replaces the last θ_N update: Adam on the closed-loop simulation error
@@ -586,7 +619,7 @@ func (s *session) bptt(ctx context.Context, k int) error {
 		divergenceHint: "lower --bptt-lr"}
 	if s.val.full != nil {
 		yv := make([]float64, s.val.full.Seqs.Total())
-		d.validate = func() (float64, error) { return s.closedMSE(s.val.full, yv) }
+		d.validate = func() (float64, error) { return s.closedMSE(&s.val, yv) }
 	}
 	return s.descend(ctx, k, d)
 }
@@ -610,7 +643,7 @@ func (s *session) evaluate(k int) error {
 		s.emit(Event{Stage: "eval", Iter: k, ValFit: math.NaN()})
 		return nil
 	}
-	ev, err := Evaluate(s.m, s.val.d, 0)
+	ev, err := Evaluate(s.m, s.val.d, s.val.skip)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,7 @@ func TestConfigCheck(t *testing.T) {
 		func(c *Config) { c.Passivity, c.H = "sampled", 0 },
 		func(c *Config) { c.Decay = 1.5 },
 		func(c *Config) { c.Device = "tpu" },
+		func(c *Config) { c.ValSkip = -1 },
 	}
 	for i, f := range bad {
 		c := DefaultConfig()
@@ -216,6 +217,44 @@ func TestDeterministic(t *testing.T) {
 		if a.Model.G[i] != b.Model.G[i] {
 			t.Fatalf("θ_G[%d] differs between runs", i)
 		}
+	}
+}
+
+// TestValSkip: with ValSkip = k the returned model is the one whose
+// closed-loop Fit from sample k on is best, and BestValFit is that Fit; the
+// early-stopping and θ_G-gain scores leave the first k samples out too, so
+// the run differs from one that scores every sample. A validation record not
+// longer than k is refused.
+func TestValSkip(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 2, R2: 2, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(3, 3)))
+	train := simulate(truth, 10, 60, 4)
+	val := simulate(truth, 4, 60, 5)
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs, cfg.Workers = 3, 8, 1
+	var fits []float64
+	for _, skip := range []int{0, 20} {
+		cfg.ValSkip = skip
+		res, err := Train(context.Background(), cfg, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Evaluate(res.Model, val, skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(ev.ClosedLoop.Median-res.BestValFit) > 1e-9 {
+			t.Errorf("skip %d: BestValFit %g, Evaluate from sample %d gives %g", skip, res.BestValFit, skip, ev.ClosedLoop.Median)
+		}
+		fits = append(fits, res.BestValFit)
+	}
+	if fits[0] == fits[1] {
+		t.Errorf("ValSkip changed nothing: %g", fits[0])
+	}
+	cfg.ValSkip = 60
+	if _, err := Train(context.Background(), cfg, train, val); !errors.Is(err, ErrConfig) {
+		t.Errorf("val-skip = trajectory length: err = %v, want ErrConfig", err)
 	}
 }
 

@@ -314,6 +314,7 @@ func TestBadInput(t *testing.T) {
 		{"passivity foo", trainArgs("--passivity", "foo"), "--passivity \"foo\""},
 		{"device tpu", trainArgs("--device", "tpu"), "--device"},
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
+		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
 		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
 		{"feedback contradiction", trainArgs("--feedback", "--no-feedback"), "contradict"},

@@ -57,6 +57,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
 	fs.StringVar(&c.Monitor, "monitor", c.Monitor, "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
 	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
+	fs.IntVar(&c.ValSkip, "val-skip", c.ValSkip, "samples at the start of each validation trajectory that are simulated but not scored (warm-up or start-up transient)")
 	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the final closed-loop (BPTT) step (0: none)")
 	fs.IntVar(&c.BPTTBatch, "bptt-batch", c.BPTTBatch, "trajectories per BPTT mini-batch")
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
@@ -109,6 +110,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{!(c.LR > 0) || !finite(c.LR), "lr", c.LR, "a finite number > 0"},
 		{!finite(c.WeightDecay) || c.WeightDecay < 0, "weight-decay", c.WeightDecay, "a finite number ≥ 0"},
 		{!finite(c.Clip) || c.Clip < 0, "clip", c.Clip, "a finite number ≥ 0"},
+		{c.ValSkip < 0, "val-skip", c.ValSkip, "≥ 0"},
 		{c.BPTTEpochs < 0, "bptt-epochs", c.BPTTEpochs, "≥ 0"},
 		{c.BPTTEpochs > 0 && c.BPTTBatch < 1, "bptt-batch", c.BPTTBatch, "≥ 1"},
 		{c.BPTTPatience < 0, "bptt-patience", c.BPTTPatience, "≥ 0"},
