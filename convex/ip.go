@@ -98,6 +98,9 @@ type ipSolver struct {
 
 	rd, rp, dx, ds, dz, dsa, dza, rc, d, wm, wn, qx, gx []float64
 	gtz                                                 []float64 // Gᵀz
+	r1, dx1                                             []float64 // iterative refinement
+	cdx, cds, cdz, cwm                                  []float64 // centrality corrector
+	gondzio                                             int       // centrality correctors per iteration
 	cbuf                                                []float64
 	M                                                   *mat.SymDense
 	fac                                                 blas64.Triangular // Cholesky factor (in M's storage)
@@ -120,6 +123,9 @@ func newIPSolver(Q *mat.SymDense, b []float64) *ipSolver {
 	ip.dx = make([]float64, n)
 	ip.wn = make([]float64, n)
 	ip.gtz = make([]float64, n)
+	ip.r1 = make([]float64, n)
+	ip.cdx = make([]float64, n)
+	ip.dx1 = make([]float64, n)
 	ip.qx = make([]float64, n)
 	ip.bx = make([]float64, n)
 	ip.bnorm = normInf(b)
@@ -152,6 +158,9 @@ func (ip *ipSolver) setBlocks(blocks []*ipBlock) {
 	ip.ds = grow(ip.ds)
 	ip.dz = grow(ip.dz)
 	ip.dsa = grow(ip.dsa)
+	ip.cds = grow(ip.cds)
+	ip.cdz = grow(ip.cdz)
+	ip.cwm = grow(ip.cwm)
 	ip.dza = grow(ip.dza)
 	ip.rc = grow(ip.rc)
 	ip.d = grow(ip.d)
@@ -183,6 +192,26 @@ func (ip *ipSolver) setBlocks(blocks []*ipBlock) {
 		}
 	}
 	ip.hnorm = normInf(ip.h)
+	// correctors per iteration by the cost of a factorization (n³/3) relative to that of a
+	// corrector (two triangular solves and the products with G)
+	n := ip.n
+	ops := 2 * float64(n) * float64(n)
+	for _, bl := range blocks {
+		ops += 4 * float64(len(bl.omega)*bl.L)
+		if bl.gridH > 0 {
+			ops += 10 * float64(bl.gridH) * math.Log2(float64(bl.gridH))
+		}
+	}
+	switch r := float64(n) * float64(n) * float64(n) / 3 / ops; {
+	case r >= 200:
+		ip.gondzio = 4
+	case r >= 50:
+		ip.gondzio = 2
+	case r >= 20:
+		ip.gondzio = 1
+	default:
+		ip.gondzio = 0
+	}
 }
 
 // gen returns the first cols columns of the block's cosine table as a general matrix.
@@ -522,6 +551,111 @@ func (ip *ipSolver) newton(rc []float64) {
 	}
 }
 
+// Late in the iterations z/s spans many orders of magnitude and the Newton
+// matrix M = Q + GᵀDG is so badly conditioned that its solution leaves a
+// dual residual Q dx − Gᵀdz + rd of about 1e-8 relative, which then stalls
+// the method (it did at n = 2000, the robot's θ_G step). From residuals of
+// refineFrom on, each direction is refined: the residual of the unreduced
+// equation, which holds no z/s, is computed with a transform, and the
+// correction M δx = −r1, δs = G δx, δz = −(z/s)δs keeps the other two
+// Newton equations exact.
+const (
+	refineFrom  = 1e-6
+	refineSteps = 2
+)
+
+// A run whose best merit (largest relative residual) has not halved in
+// stallIters iterations stops there when that merit is at most acceptTol, the
+// accuracy the package promises (Options.Tol asks for more by default).
+const (
+	stallIters = 6
+	acceptTol  = 1e-8
+)
+
+// refine applies up to refineSteps steps of iterative refinement to (dx, ds, dz).
+func (ip *ipSolver) refine() {
+	scale := 1 + math.Max(ip.bnorm, normInf(ip.qx))
+	for k := 0; k < refineSteps; k++ {
+		ip.mulGT(ip.dz, ip.r1)
+		ip.qmul(ip.dx, ip.dx1)
+		for i := range ip.r1 {
+			ip.r1[i] = ip.dx1[i] - ip.r1[i] + ip.rd[i]
+		}
+		if normInf(ip.r1) <= 1e-3*(normInf(ip.rd)+1e-12*scale) {
+			return
+		}
+		for i := range ip.dx1 {
+			ip.dx1[i] = -ip.r1[i]
+		}
+		ip.solveM(ip.dx1)
+		ip.mulG(ip.dx1, ip.wm)
+		for i := range ip.dx {
+			ip.dx[i] += ip.dx1[i]
+		}
+		for i := range ip.ds {
+			ip.ds[i] += ip.wm[i]
+			ip.dz[i] -= ip.d[i] * ip.wm[i]
+		}
+	}
+}
+
+// Gondzio's multiple centrality correctors (Colombo & Gondzio 2008): after the
+// Mehrotra direction with step a, aim at the step a+gondzioStep, and move the
+// complementarity products of that trial point that fall outside
+// [gondzioLo·μt, gondzioHi·μt] back towards the target μt, with one more solve
+// of the factorized system per corrector. A corrector is kept while it
+// lengthens the step by at least gondzioGain·gondzioStep. The problems here
+// are degenerate (Re G at the margin over whole bands) and otherwise crawl
+// with steps of 0.3–0.7; a corrector costs a solve and two transforms, so
+// it pays where the factorization dominates (see setBlocks).
+const (
+	gondzioStep = 0.2
+	gondzioLo   = 0.1
+	gondzioHi   = 10
+	gondzioGain = 0.1
+)
+
+// centrality applies up to ip.gondzio correctors to the direction (dx, ds, dz)
+// with step a and returns the new step.
+func (ip *ipSolver) centrality(a, mut float64) float64 {
+	for k := 0; k < ip.gondzio && a < 1; k++ {
+		at := math.Min(1, a+gondzioStep)
+		for i := range ip.cwm {
+			v := (ip.s[i] + at*ip.ds[i]) * (ip.z[i] + at*ip.dz[i])
+			t := 0.0
+			switch {
+			case v < gondzioLo*mut:
+				t = gondzioLo*mut - v
+			case v > gondzioHi*mut:
+				t = math.Max(gondzioHi*mut-v, -gondzioHi*mut)
+			}
+			ip.cdz[i] = t // the complementarity right-hand side, used for dz below
+			ip.cwm[i] = t / ip.s[i]
+		}
+		// Newton step for the right-hand side (0, 0, t): M dx = Gᵀ(t/s), ds = G dx,
+		// dz = (t − z ds)/s.
+		ip.mulGT(ip.cwm, ip.cdx)
+		ip.solveM(ip.cdx)
+		ip.mulG(ip.cdx, ip.cds)
+		for i := range ip.cdz {
+			ip.cdz[i] = (ip.cdz[i] - ip.z[i]*ip.cds[i]) / ip.s[i]
+			ip.cds[i] += ip.ds[i]
+			ip.cdz[i] += ip.dz[i]
+		}
+		an := math.Min(maxStep(ip.s, ip.cds), maxStep(ip.z, ip.cdz))
+		if an < a+gondzioGain*gondzioStep {
+			break
+		}
+		for i := range ip.dx {
+			ip.dx[i] += ip.cdx[i]
+		}
+		copy(ip.ds, ip.cds)
+		copy(ip.dz, ip.cdz)
+		a = an
+	}
+	return a
+}
+
 // exactEvery is how often run recomputes Gx and Gᵀz instead of updating them.
 const exactEvery = 8
 
@@ -555,13 +689,18 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 	}
 	m := float64(ip.m)
 	var err error
+	late := false // residuals below refineFrom on a factorization-bound problem
+	bestIt := 0   // iteration of the best merit
 	for it := 0; ; it++ {
-		exact := it%exactEvery == 0
+		exact := it%exactEvery == 0 || late
 		res, obj := ip.residuals(exact)
 		if !exact && res.max() <= tol {
 			res, obj = ip.residuals(true) // converged on the updated values: confirm
 		}
 		if mr := res.max(); mr < ip.bmerit {
+			if mr < 0.5*ip.bmerit {
+				bestIt = it
+			}
 			ip.bmerit = mr
 			copy(ip.bx, ip.x)
 			copy(ip.bs, ip.s)
@@ -569,6 +708,14 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 			ip.res, ip.obj = res, obj
 		}
 		if res.Primal <= tol && res.Dual <= tol && res.Complementarity <= tol {
+			break
+		}
+		if it-bestIt >= stallIters && ip.bmerit <= acceptTol {
+			// Stalled at the accuracy the normal equations allow, within the package's
+			// promise: return the best iterate (its residuals are reported).
+			copy(ip.x, ip.bx)
+			copy(ip.s, ip.bs)
+			copy(ip.z, ip.bz)
 			break
 		}
 		if it >= maxIter {
@@ -610,6 +757,12 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 		}
 		ip.newton(ip.rc)
 		a = math.Min(maxStep(ip.s, ip.ds), maxStep(ip.z, ip.dz))
+		a = ip.centrality(a, sigma*mu)
+		late = ip.gondzio > 0 && res.max() <= refineFrom
+		if late {
+			ip.refine()
+			a = math.Min(maxStep(ip.s, ip.ds), maxStep(ip.z, ip.dz))
+		}
 		a = math.Min(1, 0.995*a)
 		// The Newton equations give G dx = ds − rp and Gᵀdz = Q dx + rd: Gx and Gᵀz are
 		// updated without a transform (and recomputed every exactEvery iterations).
