@@ -378,6 +378,7 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 			kind = convex.None
 		}
 		prob.Blocks = s.blocks(kind)
+		t0 := time.Now()
 		sol, err := convex.Solve(prob, &convex.Options{Warm: s.warm})
 		if err != nil {
 			return step, fmt.Errorf("trainer: θ_G step: %w", err)
@@ -399,6 +400,9 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 				}
 			}
 		}
+		k := sol.KKT
+		step.note = strings.TrimSpace(fmt.Sprintf("%s [QP: %d iterations, %d rounds, %.2g s, KKT %.1e]", step.note,
+			sol.Iterations, sol.Rounds, time.Since(t0).Seconds(), math.Max(k.Primal, math.Max(k.Dual, k.Complementarity))))
 		step.warm = sol
 		step.x = sol.X
 	}
