@@ -19,6 +19,13 @@ const (
 	exactGrid = 8
 )
 
+// warmBudget bounds the iterations of a warm-started inner solve: a warm start
+// that has not converged by then is no better than a cold one (which takes
+// 20–30 iterations here) and is restarted cold. In the trainer the previous
+// θ_G step's solution seeds a problem with new gains; at n = 2000 such a warm
+// start once ran 100 iterations (45 s) before failing.
+const warmBudget = 30
+
 // fullSampledLen is the block length from which a Sampled block keeps all H+1 rows (applied
 // with DCTs) instead of running the exchange over a subset of them.
 const fullSampledLen = 64
@@ -213,9 +220,14 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 		if !tight {
 			rtol = math.Max(o.Tol, looseTol)
 		}
-		runErr = ip.run(rtol, o.MaxIter)
+		warmRun := round > 0 || useWarm
+		budget := o.MaxIter
+		if warmRun {
+			budget = min(budget, warmBudget)
+		}
+		runErr = ip.run(rtol, budget)
 		sol.Iterations += ip.iters
-		if runErr != nil && (round > 0 || useWarm) {
+		if runErr != nil && warmRun {
 			// a warm start that stalls: start again cold on the same working set
 			if ip.coldStart() {
 				runErr = ip.run(rtol, o.MaxIter)
