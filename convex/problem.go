@@ -57,7 +57,11 @@ type Block struct {
 
 // Options tune Solve. The zero value (or nil) selects the defaults.
 type Options struct {
-	// Tol is the target relative KKT residual (default 1e-9).
+	// Tol is the target relative KKT residual (default 1e-9). An interior-point
+	// run that stalls short of it (six iterations without halving its largest
+	// residual, as happens when the Newton matrix is too badly conditioned for
+	// more) returns its best iterate without error if that iterate's residuals
+	// are at most 1e-8; Solution.KKT always says what was reached.
 	Tol float64
 	// MaxIter bounds the interior-point iterations of one inner solve (default 100); the exchange
 	// loop runs at most 50 rounds.
