@@ -481,3 +481,37 @@ func TestFIRGram(t *testing.T) {
 		t.Errorf("mismatch: %v", err)
 	}
 }
+
+// TestRobotSizeSampled: the robot's θ_G step at full size (four 500-tap blocks, n = 2000,
+// H = 10000, ε = 1e-2, γ_G = 10) must converge. The interior-point method used to end in
+// ErrIterationLimit here, its dual residual stuck at 4.5e-8 by the conditioning of the Newton
+// matrix; refinement, centrality correctors and the stall rule bring it to ≤ 1e-8.
+func TestRobotSizeSampled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("n = 2000: about 25 s")
+	}
+	P, b := robotLikeGram(500, 1984, 1)
+	p := &Problem{P: P, B: b, GammaG: 10}
+	for j := 0; j < 4; j++ {
+		p.Blocks = append(p.Blocks, Block{Offset: 500 * j, Len: 500, Kind: Sampled, H: 10000, Eps: 1e-2})
+	}
+	s, err := Solve(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := s.KKT; k.max() > 1e-8 {
+		t.Errorf("relative KKT residuals %+v, want ≤ 1e-8", k)
+	}
+	for j, c := range s.Certificates {
+		if !c.Passive {
+			t.Errorf("block %d not passive: %+v", j, c)
+		}
+		v := sampledValues(s.X[p.Blocks[j].Offset:p.Blocks[j].Offset+500], 10000, nil)
+		for h, vh := range v {
+			if vh < 1e-2*(1-1e-6) {
+				t.Fatalf("block %d: sample %d = %g < ε", j, h, vh)
+			}
+		}
+	}
+	t.Logf("%d iterations, KKT %+v", s.Iterations, s.KKT)
+}
