@@ -26,8 +26,10 @@ type Options struct {
 	Batches int
 	// Holdout is the fraction of the robot's training record e kept back, at
 	// its end, as validation data for early stopping and model selection of
-	// the NFIR models (0: the paper's protocol, train and select on all of e).
-	// v1–v3 are never used for any choice.
+	// the NFIR models (0: the paper's protocol, train and select on all of e,
+	// scored from sample 50). The held-out part is simulated after a lead-in
+	// of the model's longest memory, which is not scored. v1–v3 are never
+	// used for any choice.
 	Holdout float64
 	// Only restricts the run to the named models (nil: all).
 	Only []string

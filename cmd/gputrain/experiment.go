@@ -25,7 +25,7 @@ func runExperiment(e *env, args []string) error {
 	fs.IntVar(&o.Patience, "patience", 0, "override the early-stopping patience (0: the paper's)")
 	fs.IntVar(&o.BPTTEpochs, "bptt-epochs", 0, "override the BPTT epochs of FB-BP (0: the paper's 100)")
 	fs.IntVar(&o.Batches, "batches", 0, "mass-spring-damper training batches (0: the paper's 300/100/100 split)")
-	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out (at its end) to validate the NFIR models (0: the paper's protocol)")
+	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out (at its end) to validate the NFIR models, scored after a lead-in of the model's longest memory (0: the paper's protocol)")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
