@@ -126,12 +126,20 @@ func BenchmarkRobotLike(b *testing.B) {
 	if testing.Short() {
 		b.Skip("n = 2000: minutes per solve")
 	}
-	P, bb := robotLikeGram(500, 1984, 1)
-	p := &Problem{P: P, B: bb, GammaG: 10}
-	for j := 0; j < 4; j++ {
-		p.Blocks = append(p.Blocks, Block{Offset: 500 * j, Len: 500, Kind: Exact})
-	}
+	p := robotLikeProblem(Block{Kind: Exact})
 	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p) })
+}
+
+// robotLikeProblem is the trainer's robot θ_G step: robotLikeGram(500, 1984, 1), γ_G = 10,
+// and four 500-tap blocks with the constraints of blk (its Offset and Len are set here).
+func robotLikeProblem(blk Block) *Problem {
+	P, b := robotLikeGram(500, 1984, 1)
+	p := &Problem{P: P, B: b, GammaG: 10}
+	for j := 0; j < 4; j++ {
+		blk.Offset, blk.Len = 500*j, 500
+		p.Blocks = append(p.Blocks, blk)
+	}
+	return p
 }
 
 // robotLikeGram returns P = ΦᵀΦ, b = Φᵀy for 4 blocks of mG taps: regressor of block j, tap k,

@@ -490,11 +490,7 @@ func TestRobotSizeSampled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("n = 2000: about 25 s")
 	}
-	P, b := robotLikeGram(500, 1984, 1)
-	p := &Problem{P: P, B: b, GammaG: 10}
-	for j := 0; j < 4; j++ {
-		p.Blocks = append(p.Blocks, Block{Offset: 500 * j, Len: 500, Kind: Sampled, H: 10000, Eps: 1e-2})
-	}
+	p := robotLikeProblem(Block{Kind: Sampled, H: 10000, Eps: 1e-2})
 	s, err := Solve(p, nil)
 	if err != nil {
 		t.Fatal(err)
