@@ -17,7 +17,7 @@ func BenchmarkTableISampled(b *testing.B) {
 		P, bb := msdGram(b, mG)
 		for _, H := range []int{1000, 2000, 4000} {
 			p := &Problem{P: P, B: bb, GammaG: 1, Blocks: []Block{{Offset: 0, Len: mG, Kind: Sampled, H: H, Eps: 1e-2, Rho: 100, Decay: 0.93}}}
-			b.Run(fmt.Sprintf("mG=%d/H=%d", mG, H), func(b *testing.B) { benchSolve(b, p) })
+			b.Run(fmt.Sprintf("mG=%d/H=%d", mG, H), func(b *testing.B) { benchSolve(b, p, nil) })
 		}
 	}
 }
@@ -28,7 +28,7 @@ func BenchmarkTableIExact(b *testing.B) {
 	for _, mG := range []int{25, 50, 100, 200, 500} {
 		P, bb := msdGram(b, mG)
 		p := &Problem{P: P, B: bb, GammaG: 1, Blocks: []Block{{Offset: 0, Len: mG, Kind: Exact, Rho: 100, Decay: 0.93}}}
-		b.Run(fmt.Sprintf("mG=%d", mG), func(b *testing.B) { benchSolve(b, p) })
+		b.Run(fmt.Sprintf("mG=%d", mG), func(b *testing.B) { benchSolve(b, p, nil) })
 	}
 	if testing.Short() {
 		return
@@ -38,18 +38,18 @@ func BenchmarkTableIExact(b *testing.B) {
 	for j := 0; j < 3; j++ {
 		p.Blocks = append(p.Blocks, Block{Offset: 500 * j, Len: 500, Kind: Exact, Rho: 100, Decay: 0.93})
 	}
-	b.Run("n=1500", func(b *testing.B) { benchSolve(b, p) })
+	b.Run("n=1500", func(b *testing.B) { benchSolve(b, p, nil) })
 }
 
 // benchSolve times Solve; besides the wall time it reports the process CPU time per solve
 // (cpu-ms/op), which is the fairer figure on a shared, oversubscribed machine.
-func benchSolve(b *testing.B, p *Problem) {
+func benchSolve(b *testing.B, p *Problem, o *Options) {
 	var s *Solution
 	c0 := cpuTime()
 	n := 0
 	for b.Loop() {
 		var err error
-		if s, err = Solve(p, nil); err != nil {
+		if s, err = Solve(p, o); err != nil {
 			b.Fatal(err)
 		}
 		n++
@@ -127,7 +127,9 @@ func BenchmarkRobotLike(b *testing.B) {
 		b.Skip("n = 2000: minutes per solve")
 	}
 	p := robotLikeProblem(Block{Kind: Exact})
-	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p) })
+	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p, nil) })
+	// the trainer's setting (qpAcceptTol): without it this ends in ErrIterationLimit
+	b.Run("n=2000/AcceptTol=1e-6", func(b *testing.B) { benchSolve(b, p, &Options{AcceptTol: 1e-6}) })
 }
 
 // robotLikeProblem is the trainer's robot θ_G step: robotLikeGram(500, 1984, 1), γ_G = 10,

@@ -111,6 +111,7 @@ type ipSolver struct {
 	r1, dx1                                             []float64 // iterative refinement
 	cdx, cds, cdz, cwm                                  []float64 // centrality corrector
 	gondzio                                             int       // centrality correctors per iteration
+	accept                                              float64   // Options.AcceptTol
 	cbuf                                                []float64
 	M                                                   *mat.SymDense
 	fac                                                 blas64.Triangular // Cholesky factor (in M's storage)
@@ -720,7 +721,8 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 		if res.Primal <= tol && res.Dual <= tol && res.Complementarity <= tol {
 			break
 		}
-		if it-bestIt >= stallIters && ip.bmerit <= acceptTol {
+		accept := math.Max(acceptTol, ip.accept)
+		if it-bestIt >= stallIters && ip.bmerit <= accept {
 			// Stalled at the accuracy the normal equations allow, within the package's
 			// promise: return the best iterate (its residuals are reported).
 			copy(ip.x, ip.bx)
@@ -729,6 +731,12 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 			break
 		}
 		if it >= maxIter {
+			if ip.bmerit <= ip.accept {
+				copy(ip.x, ip.bx)
+				copy(ip.s, ip.bs)
+				copy(ip.z, ip.bz)
+				break
+			}
 			err = ErrIterationLimit
 			break
 		}

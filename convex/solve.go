@@ -141,6 +141,7 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 	}
 	if ip == nil {
 		ip = newIPSolver(Q, p.B)
+		ip.accept = o.AcceptTol
 		if err := solveIP(p, &o, warm, ip, works, sol, &runErr); err != nil {
 			return nil, err
 		}

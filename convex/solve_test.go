@@ -511,3 +511,65 @@ func TestRobotSizeSampled(t *testing.T) {
 	}
 	t.Logf("%d iterations, KKT %+v", s.Iterations, s.KKT)
 }
+
+// TestAcceptTol: a solve cut short by MaxIter returns its best iterate without error exactly
+// when that iterate's residuals are within Options.AcceptTol.
+func TestAcceptTol(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	cases := []struct {
+		name  string
+		n     int
+		block Block
+	}{
+		{"sampled-dct", 80, Block{Offset: 0, Len: 80, Kind: Sampled, H: 400, Eps: 0.02, Rho: 5, Decay: 0.95}},
+		{"exact", 40, Block{Offset: 0, Len: 40, Kind: Exact, Rho: 5, Decay: 0.95}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			P, b := randProblem(rng, tc.n, tc.n/2+3)
+			p := &Problem{P: P, B: b, GammaG: 0.1, Blocks: []Block{tc.block}}
+			full, err := Solve(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the smallest MaxIter that stops short with a merit a caller might accept
+			var cut *Solution
+			maxIter := 0
+			for mi := 2; mi < full.Iterations; mi++ {
+				s, err := Solve(p, &Options{MaxIter: mi})
+				if errors.Is(err, ErrIterationLimit) && s.KKT.max() > 1e-7 && s.KKT.max() < 1e-2 {
+					cut, maxIter = s, mi
+					break
+				}
+			}
+			if cut == nil {
+				t.Fatal("no MaxIter stops short with a residual in (1e-7, 1e-2)")
+			}
+			merit := cut.KKT.max()
+			s, err := Solve(p, &Options{MaxIter: maxIter, AcceptTol: 2 * merit})
+			if err != nil {
+				t.Fatalf("AcceptTol %g, merit %g: %v", 2*merit, merit, err)
+			}
+			if s.KKT.max() > 2*merit {
+				t.Errorf("accepted residuals %+v > AcceptTol %g", s.KKT, 2*merit)
+			}
+			// One inner solve: the same iterate. An exact block goes on with its exchange
+			// rounds after an accepted inner solve, so only its certificate is checked.
+			for i := range s.X {
+				if tc.block.Kind == Sampled && s.X[i] != cut.X[i] {
+					t.Fatalf("x[%d] = %g, the cut-short solve returned %g", i, s.X[i], cut.X[i])
+				}
+			}
+			if tc.block.Kind == Exact && !s.Certificates[0].Passive {
+				t.Errorf("accepted exact-mode taps not certified: %+v", s.Certificates[0])
+			}
+			if tc.block.Kind == Exact {
+				return // several inner solves: which one stops short depends on AcceptTol
+			}
+			if _, err := Solve(p, &Options{MaxIter: maxIter, AcceptTol: merit / 4}); !errors.Is(err, ErrIterationLimit) {
+				t.Errorf("AcceptTol %g below the merit %g: err = %v, want ErrIterationLimit", merit/4, merit, err)
+			}
+			t.Logf("MaxIter %d of %d: merit %.2g", maxIter, full.Iterations, merit)
+		})
+	}
+}
