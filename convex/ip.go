@@ -21,7 +21,6 @@ type ipBlock struct {
 	off, L int
 	omega  []float64
 	tab    []float64 // len(omega) × (2L−1): cos(ω_i·m), m = 0..2L−2
-	tabOm  []float64 // the frequencies tab was built for (rows are only appended between builds)
 	rhs    float64
 	ub     []float64
 	row0   int
@@ -71,25 +70,16 @@ func cosTable(dst []float64, w float64) {
 	}
 }
 
-// buildTab fills tab for the rows of omega, reusing the rows of the previous build that are
-// still in place: exchange rounds only append rows.
 func (b *ipBlock) buildTab() {
 	w := 2*b.L - 1
-	keep := 0
-	for keep < len(b.tabOm) && keep < len(b.omega) && b.tabOm[keep] == b.omega[keep] {
-		keep++
-	}
 	if cap(b.tab) >= len(b.omega)*w {
 		b.tab = b.tab[:len(b.omega)*w]
 	} else {
-		t := make([]float64, len(b.omega)*w, 2*len(b.omega)*w)
-		copy(t, b.tab[:keep*w])
-		b.tab = t
+		b.tab = make([]float64, len(b.omega)*w)
 	}
-	for i := keep; i < len(b.omega); i++ {
-		cosTable(b.tab[i*w:(i+1)*w], b.omega[i])
+	for i, om := range b.omega {
+		cosTable(b.tab[i*w:(i+1)*w], om)
 	}
-	b.tabOm = append(b.tabOm[:0], b.omega...)
 }
 
 // ipSolver is a Mehrotra predictor-corrector interior-point method for
