@@ -69,10 +69,11 @@ type Options struct {
 	// AcceptTol, when larger than 1e-8, is the largest relative KKT residual a caller will take
 	// from an inner solve that cannot reach Tol: a run that stalls, or reaches MaxIter, with its
 	// best iterate's residuals at most AcceptTol returns that iterate without error, where it
-	// would otherwise end in ErrIterationLimit. Feasibility is not traded away by it: Exact
-	// blocks are still certified (see the package doc) and Solution.KKT reports what was
-	// reached. The trainer uses it so that a θ_G step at the edge of what the normal equations
-	// resolve (exact mode at n = 2000) does not abort a long run.
+	// would otherwise end in ErrIterationLimit. Passivity is not traded away by it: Exact
+	// blocks are still certified and fixed up (see the package doc); a Sampled block may miss
+	// its ε by up to the accepted residual, and its Certificate tells whether it is passive.
+	// Solution.KKT reports what was reached. The trainer uses it so that a θ_G step at the edge
+	// of what the normal equations resolve (exact mode at n = 2000) does not abort a long run.
 	AcceptTol float64
 	// Warm is a previous solution of a problem with the same block layout; its iterate, duals
 	// and constraint set (sampled indices, exact-mode frequencies) seed this solve.
