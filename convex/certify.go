@@ -241,28 +241,7 @@ func certify(g []float64, thresh float64) (Certificate, []float64) {
 		}
 	}
 	// Newton polish of the best grid point, evaluated directly.
-	polish := func(w, lo, hi float64) (float64, float64) {
-		p, d1, d2 := pl.eval(w)
-		for it := 0; it < 12; it++ {
-			if d2 <= 0 {
-				break
-			}
-			wn := w - d1/d2
-			if wn < lo || wn > hi {
-				break
-			}
-			pn, n1, n2 := pl.eval(wn)
-			if pn > p {
-				break
-			}
-			step := math.Abs(wn - w)
-			w, p, d1, d2 = wn, pn, n1, n2
-			if step < 1e-15 {
-				break
-			}
-		}
-		return w, p
-	}
+	polish := func(w, lo, hi float64) (float64, float64) { return pl.newtonMin(w, lo, hi, 12, false) }
 	if w, p := polish(wb, math.Max(0, wb-h), math.Min(math.Pi, wb+h)); p < ub {
 		ub, wb = p, w
 	}
@@ -343,4 +322,29 @@ func certify(g []float64, thresh float64) (Certificate, []float64) {
 		ws[i] = c.w
 	}
 	return cert, ws
+}
+
+// newtonMin runs Newton's method on p′ from w inside [lo, hi], for at most maxIt steps, while p
+// is convex there and each step lowers p; it returns the last point and its value. A step
+// leaving [lo, hi] is clamped to it (clamp) or ends the iteration.
+func (pl *poly) newtonMin(w, lo, hi float64, maxIt int, clamp bool) (float64, float64) {
+	p, d1, d2 := pl.eval(w)
+	for it := 0; it < maxIt && d2 > 0; it++ {
+		wn := w - d1/d2
+		if clamp {
+			wn = math.Min(hi, math.Max(lo, wn))
+		} else if wn < lo || wn > hi {
+			break
+		}
+		pn, n1, n2 := pl.eval(wn)
+		if pn > p {
+			break
+		}
+		step := math.Abs(wn - w)
+		w, p, d1, d2 = wn, pn, n1, n2
+		if step < 1e-15 {
+			break
+		}
+	}
+	return w, p
 }

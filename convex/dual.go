@@ -605,19 +605,7 @@ func localMinima(g []float64, thresh float64) []float64 {
 		}
 		w := float64(i) * h
 		lo, hi := math.Max(0, w-h), math.Min(math.Pi, w+h)
-		v, d1, d2 := pl.eval(w)
-		for it := 0; it < 20 && d2 > 0; it++ {
-			wn := math.Min(hi, math.Max(lo, w-d1/d2))
-			vn, n1, n2 := pl.eval(wn)
-			if vn > v {
-				break
-			}
-			step := math.Abs(wn - w)
-			w, v, d1, d2 = wn, vn, n1, n2
-			if step < 1e-15 {
-				break
-			}
-		}
+		w, v := pl.newtonMin(w, lo, hi, 20, true)
 		if v < thresh {
 			out = append(out, w)
 		}

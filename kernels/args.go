@@ -4,17 +4,24 @@ package kernels
 // backend so that they agree exactly on what is an error (a panic wrapping
 // ErrShape, as gonum's BLAS does) and on what an empty problem returns.
 
-// convForwardArgs checks ConvForward's arguments and handles m_N = 0 or
-// m_G = 0 (y = 0, z = 0); done reports that nothing is left to compute.
-func convForwardArgs(s Seqs, mN, mG int, u, n, g, z, y []float64) (N int, done bool) {
-	const op = "ConvForward"
+// convCommonArgs checks the arguments ConvForward and ConvBackward share and
+// returns the total number of samples N.
+func convCommonArgs(op string, s Seqs, mN, mG int, u, n, g, z []float64) int {
 	checkSeqs(op, s)
 	checkDims(op, mN, mG)
-	N = s.Total()
+	N := s.Total()
 	need(op, "u", len(u), N)
 	need(op, "n", len(n), N*mN)
 	need(op, "g", len(g), mN*mG)
 	need(op, "z", len(z), N*mN)
+	return N
+}
+
+// convForwardArgs checks ConvForward's arguments and handles m_N = 0 or
+// m_G = 0 (y = 0, z = 0); done reports that nothing is left to compute.
+func convForwardArgs(s Seqs, mN, mG int, u, n, g, z, y []float64) (N int, done bool) {
+	const op = "ConvForward"
+	N = convCommonArgs(op, s, mN, mG, u, n, g, z)
 	need(op, "y", len(y), N)
 	if mN == 0 || mG == 0 {
 		clear(y[:N])
@@ -28,13 +35,7 @@ func convForwardArgs(s Seqs, mN, mG int, u, n, g, z, y []float64) (N int, done b
 // m_G = 0 (dn = dy·z); done reports that nothing is left to compute.
 func convBackwardArgs(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64) (N int, done bool) {
 	const op = "ConvBackward"
-	checkSeqs(op, s)
-	checkDims(op, mN, mG)
-	N = s.Total()
-	need(op, "u", len(u), N)
-	need(op, "n", len(n), N*mN)
-	need(op, "g", len(g), mN*mG)
-	need(op, "z", len(z), N*mN)
+	N = convCommonArgs(op, s, mN, mG, u, n, g, z)
 	need(op, "dy", len(dy), N)
 	need(op, "dn", len(dn), N*mN)
 	if dg != nil {
