@@ -11,6 +11,10 @@
 //     samples [u(t), u(t−1), …, u(t−Memory+1)], two tanh hidden layers and a linear
 //     output (631 parameters for the default 50/10/10), trained with Adam on the mean
 //     squared error, mini-batches and early stopping on a validation set.
+//   - PassiveREN: the paper's REN, a recurrent equilibrium network (Revay, Wang &
+//     Manchester) in the direct parameterization of its passive class, so that every
+//     parameter value is an (incrementally) passive operator; trained with Adam on the
+//     simulation error by backpropagation through time, with early stopping.
 //
 // All models follow the project's signal convention (docs/DESIGN.md): every batch is an
 // independent experiment starting at rest, signals are zero before t = 0, and

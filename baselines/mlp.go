@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/optim"
 )
 
 // MLPConfig configures TrainMLP. Zero fields take the defaults of DefaultMLPConfig (the
@@ -281,9 +282,7 @@ func TrainMLP(train, val *data.Dataset, cfg MLPConfig) (*FIRMLP, error) {
 	}
 	np := len(m.Theta)
 	grad := make([]float64, np)
-	mom, vel := make([]float64, np), make([]float64, np)
-	const b1, b2, eps = 0.9, 0.999, 1e-8
-	b1t, b2t := 1.0, 1.0
+	opt := optim.NewAdam(np)
 	w := m.newWork()
 	order := slices.Clone(tr.samples)
 	best := slices.Clone(m.Theta)
@@ -294,13 +293,7 @@ func TrainMLP(train, val *data.Dataset, cfg MLPConfig) (*FIRMLP, error) {
 		for lo := 0; lo < len(order); lo += cfg.Batch {
 			mb := order[lo:min(lo+cfg.Batch, len(order))]
 			m.lossGrad(tr, mb, w, grad)
-			b1t *= b1
-			b2t *= b2
-			for k, g := range grad {
-				mom[k] = b1*mom[k] + (1-b1)*g
-				vel[k] = b2*vel[k] + (1-b2)*g*g
-				m.Theta[k] -= cfg.LR * (mom[k] / (1 - b1t)) / (math.Sqrt(vel[k]/(1-b2t)) + eps)
-			}
+			opt.Step(m.Theta, grad, cfg.LR, 0)
 		}
 		if vs == nil {
 			continue

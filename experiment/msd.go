@@ -31,6 +31,10 @@ type Options struct {
 	// of the model's longest memory, which is not scored. v1–v3 are never
 	// used for any choice.
 	Holdout float64
+	// Seeds is the number of training seeds (Seed, Seed+1, …) each robot
+	// NFIR model is trained with; every seed gets its own row, and with more
+	// than one a row of per-record medians follows (0 or 1: one seed).
+	Seeds int
 	// Only restricts the run to the named models (nil: all).
 	Only []string
 	// Log receives one line per stage (nil: silent).
@@ -71,7 +75,7 @@ type Row struct {
 	Data       string         `json:"data"`
 	ClosedLoop model.Summary  `json:"closed_loop"`
 	OpenLoop   *model.Summary `json:"open_loop,omitempty"` // FB models: q from the measured output
-	Passive    string         `json:"passive"`             // "certified", "no (np)" or "n/a"
+	Passive    string         `json:"passive"`             // "certified", "by construction" (REN), "no (np)" or "n/a"
 	MinRe      *float64       `json:"min_re"`              // smallest certified Re G over the FIRs (nil: no FIR)
 	Params     int            `json:"params"`
 	Seconds    float64        `json:"seconds"`
@@ -107,8 +111,20 @@ func MSDConfigs(o Options) map[string]trainer.Config {
 	}
 }
 
+// MSDRENConfig returns the REN baseline's settings: a passive REN of about
+// the paper's size (691 parameters against its 702), trained on the
+// simulation error with early stopping on the validation batches.
+func MSDRENConfig(o Options) baselines.RENConfig {
+	c := baselines.DefaultRENConfig()
+	c.Epochs, c.Patience, c.Seed, c.Workers = 1000, 100, o.Seed, o.Workers
+	if o.Epochs > 0 {
+		c.Epochs = o.Epochs
+	}
+	return c
+}
+
 // MSDOrder is the order in which the mass-spring-damper models are reported.
-var MSDOrder = []string{"FIR", "N4SID(np)", "MLP(np)", "FF(np)", "FF", "FB(np)", "FB", "FB-BP", "FB(paper θG)"}
+var MSDOrder = []string{"FIR", "N4SID(np)", "MLP(np)", "REN", "FF(np)", "FF", "FB(np)", "FB", "FB-BP", "FB(paper θG)"}
 
 // MSD trains every model of Fig. 4 on the mass-spring-damper splits (noise
 // with the given SNR in dB on the training and validation outputs when snr
@@ -155,6 +171,22 @@ func MSD(ctx context.Context, o Options, snr float64) ([]Row, error) {
 			}
 			row = scoreSim(name, label, test, mlp.Simulate, mlp.NumParams())
 			row.Config = fmt.Sprintf("u(t..t-%d) → %d → %d → 1, tanh, Adam", c.Memory-1, c.Hidden1, c.Hidden2)
+		case "REN":
+			c := MSDRENConfig(o)
+			if o.Progress != nil {
+				start := time.Now()
+				c.Progress = func(epoch int, mse, valFit float64) {
+					o.Progress(name, trainer.Event{Stage: "ren", Epoch: epoch - 1, Epochs: c.Epochs, Loss: mse,
+						TrainFit: 100 * (1 - math.Sqrt(mse)), ValFit: valFit, Elapsed: time.Since(start)}) // training outputs have unit RMS
+				}
+			}
+			ren, err := baselines.TrainREN(train, val, c)
+			if err != nil {
+				return rows, fmt.Errorf("experiment: REN: %w", err)
+			}
+			row = scoreSim(name, label, test, ren.Simulate, ren.NumParams())
+			row.Passive = "by construction"
+			row.Config = fmt.Sprintf("passive REN, n_x %d, n_v %d, ν %g, tanh, Adam on the simulation error (lr %g, %d trajectories a step, best of %d epochs, patience %d)", c.States, c.Neurons, c.Nu, c.LR, c.Batch, c.Epochs, c.Patience)
 		default:
 			cfg := cfgs[name]
 			res, err := trainer.Train(ctx, o.withProgress(name, cfg), train, val)

@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
@@ -25,9 +27,12 @@ type RobotRow struct {
 // RobotSkip is the transient the paper leaves out of the robot's Fit.
 const RobotSkip = 49
 
-// RobotConfigs returns the paper's two passive robot models: a 500-tap FIR
-// and the parallel FIR + NFIR (m_N = 3, m_G = 500, R1 = R2 = 150, MLP 8×8,
-// K = 4, stronger regularization: γ_G = 10, weight decay 1e-3).
+// RobotConfigs returns the trainer configurations of the robot models, keyed
+// by RobotOrder's names: a 500-tap FIR; the parallel FIR + NFIR of the paper's
+// structure (m_N = 3, m_G = 500, R1 = R2 = 150, MLP 8×8, K = 4) with our
+// reading of "stronger regularization" (γ_G = 10, weight decay 1e-3), with the
+// paper's θ_G step, and with the authors' released settings; and the members
+// of RobotAverage. (REN is a baseline with its own RobotRENConfig.)
 func RobotConfigs(o Options) map[string]trainer.Config {
 	fir := trainer.DefaultConfig()
 	fir.Structure = model.Structure{LinearTaps: 500}
@@ -53,11 +58,64 @@ func RobotConfigs(o Options) map[string]trainer.Config {
 	}
 	paper := nf // the paper's literal θ_G step: gains from the measured output
 	paper.GramGains = "data"
-	return map[string]trainer.Config{"FIR": fir, "NFIR": nf, "NFIR(paper θG)": paper}
+	code := RobotPaperCodeConfig(o)
+	avg := code // the members of the averaged model: no Adam step (K = 1)
+	avg.Iters = 1
+	return map[string]trainer.Config{"FIR": fir, "NFIR": nf, "NFIR(paper θG)": paper, "NFIR(paper code)": code, RobotAverage: avg}
+}
+
+// RobotAverage names the averaged robot model: the mean of RobotMembers FIR +
+// NFIR models with the released code's θ_G settings, each a single θ_G step
+// on its own random lifting network (K = 1), merged into one passive NFIR by
+// model.Average (3·RobotMembers branches). It was chosen on the held-out tail
+// of e (docs/RESULTS.md): there every Adam step on the lifting network lowered
+// the validation Fit, and averaging such models raised it above the linear
+// FIR's (1, 5 and 10 members: 90.94, 91.26 and 91.64 %).
+const RobotAverage = "NFIR average"
+
+// RobotMembers is the number of members of the averaged robot model.
+const RobotMembers = 10
+
+// RobotPaperCodeConfig returns the settings of the authors' released code for
+// Table II (Exp2/train_NFIR_Table_II.py of the paper's repository), which the
+// paper's text only summarizes as "stronger regularization": γ_G = 20 on the
+// sum of squared errors, AdamW with learning rate 1e-3, weight decay 5 and
+// gradient clip 5, one trajectory a step, 20 epochs per θ_N step (no early
+// stopping), decay bounds |g(k)| ≤ 100·0.99^k, sampled constraints with
+// ε = 5e-3 on H = 15000, the θ_G gains from the measured output. Its heavy
+// weight decay keeps the lifting network near its random start: 80 Adam steps
+// in all shrink the weights by about a third.
+func RobotPaperCodeConfig(o Options) trainer.Config {
+	c := trainer.DefaultConfig()
+	c.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500}
+	c.Passivity, c.H, c.Eps = "sampled", 15000, 5e-3
+	c.Rho, c.Decay, c.GammaG = 100, 0.99, 20
+	c.Iters, c.Batch, c.LR, c.WeightDecay, c.Clip = 4, 1, 1e-3, 5, 5
+	c.Epochs, c.Patience = 20, 0
+	c.GramGains = "data"
+	c.Seed, c.Workers = o.Seed, o.Workers
+	return c
 }
 
 // RobotOrder is the order in which the robot models are reported.
-var RobotOrder = []string{"FIR", "NFIR", "NFIR(paper θG)"}
+var RobotOrder = []string{"FIR", "REN", "NFIR", "NFIR(paper θG)", "NFIR(paper code)", RobotAverage}
+
+// RobotRENConfig returns the passive REN baseline for the robot: n_x = 10,
+// n_v = 30, learning rate 1e-2 (chosen among n_x/n_v 5/15 and 10/30 and
+// learning rates 3e-3 and 1e-2 by the validation Fit of the held-out tail of
+// e; all four were within 0.1 point), one trajectory a step, the first
+// RobotSkip samples left out of the loss as the paper's Fit leaves them out.
+func RobotRENConfig(o Options) baselines.RENConfig {
+	c := baselines.DefaultRENConfig()
+	c.States, c.Neurons, c.LR = 10, 30, 1e-2
+	c.Batch, c.Epochs, c.Patience = 1, 20000, 2000
+	c.Skip, c.ValSkip = RobotSkip, RobotSkip
+	c.Seed, c.Workers = o.Seed, o.Workers
+	if o.Epochs > 0 {
+		c.Epochs = o.Epochs
+	}
+	return c
+}
 
 // Robot trains on record e and scores e, v1, v2, v3 (../shared/data/robot).
 func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
@@ -72,54 +130,196 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		if !o.want(name) {
 			continue
 		}
-		cfg := cfgs[name]
-		start := time.Now()
-		o.logf("robot: training %s", name)
-		// One record: model selection on the training record itself (the
-		// paper's protocol keeps v1–v3 for testing only), or on a held-out
-		// tail of it. A linear FIR has nothing to select: it uses all of e.
-		fit, val := train, train
-		if o.Holdout > 0 && cfg.Structure.Branches > 0 {
-			var err error
-			if fit, val, err = splitTail(train, o.Holdout, leadIn(cfg)); err != nil {
+		if name == "REN" {
+			row, err := robotRENRow(ctx, o, train, all)
+			if err != nil {
 				return rows, err
 			}
-			cfg.ValSkip = leadIn(cfg)
-		} else {
-			cfg.ValSkip = RobotSkip // select on the samples the paper scores
+			rows = append(rows, row)
+			continue
 		}
-		res, err := trainer.Train(ctx, o.withProgress(name, cfg), fit, val)
-		if err != nil {
-			return rows, fmt.Errorf("experiment: robot %s: %w", name, err)
+		seeds := 1
+		if o.Seeds > 1 && cfgs[name].Structure.Branches > 0 {
+			seeds = o.Seeds // a linear FIR is one convex solve: nothing random
 		}
-		row := RobotRow{Model: name, Fit: map[string]float64{}, Params: res.Model.NumParams(), MinRe: minRe(res.Cert)}
-		row.Passive = "certified"
-		if !res.Cert.Passive {
-			return rows, fmt.Errorf("experiment: robot %s failed its certificate", name)
-		}
-		for _, d := range all {
-			ev, err := trainer.Evaluate(res.Model, d, RobotSkip)
-			if err != nil {
-				return rows, fmt.Errorf("experiment: robot %s on %s: %w", name, d.Name, err)
+		var seedRows []RobotRow
+		for k := range seeds {
+			cfg := cfgs[name]
+			cfg.Seed = o.Seed + uint64(k)
+			label := name
+			if seeds > 1 {
+				label = fmt.Sprintf("%s seed %d", name, cfg.Seed)
 			}
-			row.Fit[d.Name] = ev.ClosedLoop.Median
+			members := 1
+			if name == RobotAverage {
+				members = RobotMembers
+				cfg.Seed = o.Seed + uint64(k*members)
+				label = fmt.Sprintf("%s of %d (seeds %d–%d)", name, members, cfg.Seed, cfg.Seed+uint64(members)-1)
+			}
+			row, err := robotRow(ctx, o, label, cfg, members, train, all)
+			if err != nil {
+				return rows, err
+			}
+			rows = append(rows, row)
+			seedRows = append(seedRows, row)
 		}
-		row.Seconds = time.Since(start).Seconds()
-		st := cfg.Structure
-		row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v lin=%d K=%d γ_G=%g weight-decay=%g epochs=%d patience=%d passivity=%s", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.LinearTaps, cfg.Iters, cfg.GammaG, cfg.WeightDecay, cfg.Epochs, cfg.Patience, cfg.Passivity)
-		if cfg.Passivity == "sampled" {
-			row.Config += fmt.Sprintf(" H=%d eps=%g", cfg.H, cfg.Eps)
+		if seeds > 1 {
+			rows = append(rows, medianRow(name, seedRows))
 		}
-		if st.Feedback && st.Branches > 0 {
-			row.Config += " θ_G-gains=" + cfg.GramGains
-		}
-		if o.Holdout > 0 && st.Branches > 0 {
-			row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest (after a %d-sample lead-in)", 100*(1-o.Holdout), leadIn(cfg))
-		}
-		o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
-		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// robotRow trains one robot model (the average of members models of seeds
+// cfg.Seed, cfg.Seed+1, … when members > 1) and scores it on every record.
+func robotRow(ctx context.Context, o Options, name string, cfg trainer.Config, members int, train *data.Dataset, all []*data.Dataset) (RobotRow, error) {
+	start := time.Now()
+	o.logf("robot: training %s", name)
+	// One record: model selection on the training record itself (the
+	// paper's protocol keeps v1–v3 for testing only), or on a held-out
+	// tail of it. A linear FIR has nothing to select: it uses all of e.
+	fit, val := train, train
+	if o.Holdout > 0 && cfg.Structure.Branches > 0 {
+		var err error
+		if fit, val, err = splitTail(train, o.Holdout, leadIn(cfg)); err != nil {
+			return RobotRow{}, err
+		}
+		cfg.ValSkip = leadIn(cfg)
+	} else {
+		cfg.ValSkip = RobotSkip // select on the samples the paper scores
+	}
+	var ms []*model.NFIR
+	for i := range members {
+		c := cfg
+		c.Seed += uint64(i)
+		res, err := trainer.Train(ctx, o.withProgress(name, c), fit, val)
+		if err != nil {
+			return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)
+		}
+		ms = append(ms, res.Model)
+	}
+	m, err := model.Average(ms...)
+	if err != nil {
+		return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)
+	}
+	cert, err := m.Certify()
+	if err != nil {
+		return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)
+	}
+	row := RobotRow{Model: name, Fit: map[string]float64{}, Params: m.NumParams(), MinRe: minRe(cert)}
+	row.Passive = "certified"
+	if !cert.Passive {
+		return RobotRow{}, fmt.Errorf("experiment: robot %s failed its certificate", name)
+	}
+	if o.Holdout > 0 && cfg.Structure.Branches > 0 {
+		ev, err := trainer.Evaluate(m, val, cfg.ValSkip)
+		if err != nil {
+			return RobotRow{}, fmt.Errorf("experiment: robot %s on the held-out tail: %w", name, err)
+		}
+		row.Fit["validation"] = ev.ClosedLoop.Median
+	}
+	for _, d := range all {
+		ev, err := trainer.Evaluate(m, d, RobotSkip)
+		if err != nil {
+			return RobotRow{}, fmt.Errorf("experiment: robot %s on %s: %w", name, d.Name, err)
+		}
+		row.Fit[d.Name] = ev.ClosedLoop.Median
+	}
+	row.Seconds = time.Since(start).Seconds()
+	st := cfg.Structure
+	row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v lin=%d K=%d γ_G=%g lr=%g weight-decay=%g epochs=%d patience=%d passivity=%s", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.LinearTaps, cfg.Iters, cfg.GammaG, cfg.LR, cfg.WeightDecay, cfg.Epochs, cfg.Patience, cfg.Passivity)
+	if cfg.Passivity == "sampled" {
+		row.Config += fmt.Sprintf(" H=%d eps=%g", cfg.H, cfg.Eps)
+	}
+	if cfg.Rho > 0 {
+		row.Config += fmt.Sprintf(" decay-bounds=%g·%g^k", cfg.Rho, cfg.Decay)
+	}
+	if st.Feedback && st.Branches > 0 {
+		row.Config += " θ_G-gains=" + cfg.GramGains
+	}
+	if o.Holdout > 0 && st.Branches > 0 {
+		row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest (after a %d-sample lead-in): validation Fit %.2f%%", 100*(1-o.Holdout), leadIn(cfg), row.Fit["validation"])
+	}
+	if members > 1 {
+		row.Config += fmt.Sprintf(" — the mean of %d such models (seeds %d–%d) as one NFIR of %d branches (model.Average)", members, cfg.Seed, cfg.Seed+uint64(members)-1, m.Branches)
+	}
+	o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
+	return row, nil
+}
+
+// robotRENRow trains the passive REN baseline on e (validated on e from
+// sample 50, or on the held-out tail after its lead-in) and scores it.
+func robotRENRow(ctx context.Context, o Options, train *data.Dataset, all []*data.Dataset) (RobotRow, error) {
+	if err := ctx.Err(); err != nil {
+		return RobotRow{}, err
+	}
+	start := time.Now()
+	o.logf("robot: training REN")
+	c := RobotRENConfig(o)
+	fit, val := train, train
+	if o.Holdout > 0 {
+		lead := leadIn(RobotConfigs(o)["NFIR"]) // the same split as the NFIR models
+		var err error
+		if fit, val, err = splitTail(train, o.Holdout, lead); err != nil {
+			return RobotRow{}, err
+		}
+		c.ValSkip = lead
+	}
+	if o.Progress != nil {
+		c.Progress = func(epoch int, mse, valFit float64) {
+			o.Progress("REN", trainer.Event{Stage: "ren", Epoch: epoch - 1, Epochs: c.Epochs, Loss: mse,
+				TrainFit: 100 * (1 - math.Sqrt(mse)), ValFit: valFit, Elapsed: time.Since(start)}) // about: the training output has unit RMS
+		}
+	}
+	m, err := baselines.TrainREN(fit, val, c)
+	if err != nil {
+		return RobotRow{}, fmt.Errorf("experiment: robot REN: %w", err)
+	}
+	row := RobotRow{Model: "REN", Fit: map[string]float64{}, Passive: "by construction", Params: m.NumParams()}
+	score := func(d *data.Dataset, skip int) (float64, error) {
+		b := d.Batches[0]
+		return model.Fit(b.Y, m.Simulate(b.U), skip)
+	}
+	if o.Holdout > 0 {
+		if row.Fit["validation"], err = score(val, c.ValSkip); err != nil {
+			return RobotRow{}, fmt.Errorf("experiment: robot REN: %w", err)
+		}
+	}
+	for _, d := range all {
+		if row.Fit[d.Name], err = score(d, RobotSkip); err != nil {
+			return RobotRow{}, fmt.Errorf("experiment: robot REN on %s: %w", d.Name, err)
+		}
+	}
+	row.Seconds = time.Since(start).Seconds()
+	row.Config = fmt.Sprintf("passive REN, n_x %d, n_v %d, ν %g, tanh, Adam on the simulation error (lr %g, one trajectory a step, best of %d epochs, patience %d, first %d samples not scored; stopped at epoch %d of %d run)",
+		c.States, c.Neurons, c.Nu, c.LR, c.Epochs, c.Patience, c.Skip, m.BestEpoch, len(m.ValLoss))
+	if o.Holdout > 0 {
+		row.Config += fmt.Sprintf(" trained on the first %.0f%% of e, validated on the rest (after a %d-sample lead-in): validation Fit %.2f%%", 100*(1-o.Holdout), c.ValSkip, row.Fit["validation"])
+	}
+	o.logf("robot: REN fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
+	return row, nil
+}
+
+// medianRow summarizes the rows of one model trained with several seeds: the
+// median Fit per record, the smallest min Re G, the summed time.
+func medianRow(name string, rows []RobotRow) RobotRow {
+	m := RobotRow{Model: fmt.Sprintf("%s, median of %d seeds", name, len(rows)), Fit: map[string]float64{},
+		Passive: "certified", Params: rows[0].Params, Config: rows[0].Config + " (per-seed rows above)"}
+	for rec := range rows[0].Fit {
+		v := make([]float64, len(rows))
+		for i, r := range rows {
+			v[i] = r.Fit[rec]
+		}
+		m.Fit[rec] = model.Summarize(v).Median
+	}
+	for _, r := range rows {
+		m.Seconds += r.Seconds
+		if r.MinRe != nil && (m.MinRe == nil || *r.MinRe < *m.MinRe) {
+			v := *r.MinRe
+			m.MinRe = &v
+		}
+	}
+	return m
 }
 
 // splitTail cuts the single-record data set d into its first (1−frac) part

@@ -148,7 +148,7 @@ func (c *Config) Check() error {
 
 // Event is one line of training progress.
 type Event struct {
-	Stage    string        `json:"stage"` // theta_g, adam, bptt, eval
+	Stage    string        `json:"stage"` // theta_g, adam, bptt, eval (ren: the REN baseline's epochs, in experiments)
 	Iter     int           `json:"iter"`
 	Epoch    int           `json:"epoch,omitempty"`
 	Epochs   int           `json:"epochs,omitempty"`

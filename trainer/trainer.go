@@ -16,6 +16,7 @@ import (
 	"github.com/passivenfir/gputrain/convex/kyp"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/graph"
+	"github.com/passivenfir/gputrain/internal/optim"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
 )
@@ -487,7 +488,7 @@ type descent struct {
 }
 
 func (s *session) descend(ctx context.Context, k int, d descent) error {
-	opt := newAdam(len(s.theta))
+	opt := optim.NewAdam(len(s.theta))
 	grad := make([]float64, len(s.theta))
 	bestTheta := append([]float64(nil), s.theta...)
 	bestLoss, since := math.Inf(1), 0
@@ -521,8 +522,8 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			r := b.Seqs.Total()
 			sse += loss * float64(r)
 			rows += r
-			clipNorm(grad, d.clip)
-			opt.step(s.theta, grad, d.lr(step, total), d.decay)
+			optim.ClipNorm(grad, d.clip)
+			opt.Step(s.theta, grad, d.lr(step, total), d.decay)
 			step++
 		}
 		trainLoss := sse / float64(rows)

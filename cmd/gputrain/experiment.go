@@ -26,18 +26,21 @@ func runExperiment(e *env, args []string) error {
 	fs.IntVar(&o.BPTTEpochs, "bptt-epochs", 0, "override the BPTT epochs of FB-BP (0: the paper's 100)")
 	fs.IntVar(&o.Batches, "batches", 0, "mass-spring-damper training batches (0: the paper's 300/100/100 split)")
 	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out (at its end) to validate the NFIR models, scored after a lead-in of the model's longest memory (0: the paper's protocol)")
+	fs.IntVar(&o.Seeds, "seeds", 1, "robot: train each NFIR model with this many seeds (--seed, --seed+1, …), one row each plus their median")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	spec := flagSpec{
 		usage: "gputrain experiment msd|msd-noisy|robot [flags]",
 		about: `Reproduces the paper's evaluation (Section VI) and writes NAME.md, NAME.json and plots to --out:
-  msd        Fig. 4 left: FIR, N4SID(np), MLP(np), FF(np), FF, FB(np), FB, FB-BP on noise-free data
+  msd        Fig. 4 left: FIR, N4SID(np), MLP(np), REN, FF(np), FF, FB(np), FB, FB-BP on noise-free data
   msd-noisy  Fig. 4 right: the same trained on SNR 10 dB data, scored against the noise-free output
-  robot      Table II: passive FIR (500 taps) and FIR + NFIR on the robot arm (train e, test v1-v3)
+  robot      Table II: passive FIR (500 taps) and FIR + NFIR on the robot arm (train e, test v1-v3);
+             NFIR(paper code) uses the settings of the authors' released code
 Test data is never used for any choice: model selection uses validation batches only.`,
 		example: `gputrain experiment msd --only FIR,FB
-gputrain experiment robot --robot ../shared/data/robot`,
+gputrain experiment robot --robot ../shared/data/robot
+gputrain experiment robot --only "NFIR(paper code)" --seeds 5`,
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(e, fs, spec, args); err != nil {
@@ -59,6 +62,9 @@ gputrain experiment robot --robot ../shared/data/robot`,
 	if !(o.Holdout >= 0 && o.Holdout < 1) {
 		return usagef("--holdout %g: want a fraction in [0, 1)", o.Holdout)
 	}
+	if o.Seeds < 1 || o.Seeds > 1000 {
+		return usagef("--seeds %d: want 1 to 1000", o.Seeds)
+	}
 	if quick {
 		o.Batches, o.Epochs, o.Patience, o.BPTTEpochs = 30, 20, 10, 5
 	}
@@ -75,7 +81,7 @@ gputrain experiment robot --robot ../shared/data/robot`,
 		o.Progress = func(name string, ev trainer.Event) {
 			// Per-epoch lines would drown the log of a long experiment: the
 			// convex steps, evaluations and every 50th epoch are enough.
-			if ev.Stage == "adam" || ev.Stage == "bptt" {
+			if ev.Stage == "adam" || ev.Stage == "bptt" || ev.Stage == "ren" {
 				if (ev.Epoch+1)%50 != 0 {
 					return
 				}
@@ -86,7 +92,7 @@ gputrain experiment robot --robot ../shared/data/robot`,
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	command := "gputrain experiment " + strings.Join(args, " ")
+	command := "gputrain experiment " + shellJoin(args)
 	rep, err := experiment.Run(e.ctx, name, o, robotDir, out, command)
 	if rep != nil {
 		if jsonOut {
@@ -101,4 +107,17 @@ gputrain experiment robot --robot ../shared/data/robot`,
 		return failf("%v", err)
 	}
 	return nil
+}
+
+// shellJoin joins args so that the recorded command can be pasted back into a
+// POSIX shell: arguments with spaces or shell metacharacters are single-quoted.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " \t()'\"$*?;&|<>\\`") {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }

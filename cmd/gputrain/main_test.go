@@ -315,6 +315,7 @@ func TestBadInput(t *testing.T) {
 		{"device tpu", trainArgs("--device", "tpu"), "--device"},
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
+		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
 		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
 		{"feedback contradiction", trainArgs("--feedback", "--no-feedback"), "contradict"},
@@ -520,6 +521,23 @@ func TestDemoQuick(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, f+ext)); err != nil {
 				t.Error(err)
 			}
+		}
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"robot", "--seeds", "5"}, "robot --seeds 5"},
+		{[]string{"--only", "NFIR(paper code)"}, "--only 'NFIR(paper code)'"},
+		{[]string{"--only", "FIR,NFIR average"}, "--only 'FIR,NFIR average'"},
+		{[]string{"it's"}, `'it'\''s'`},
+		{[]string{""}, "''"},
+	} {
+		if got := shellJoin(c.args); got != c.want {
+			t.Errorf("shellJoin(%q) = %s, want %s", c.args, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,760 @@
+package baselines
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/optim"
+)
+
+// RENConfig configures TrainREN. Zero fields take the defaults of DefaultRENConfig.
+type RENConfig struct {
+	States  int     // n_x, the dimension of the REN's state
+	Neurons int     // n_v, the width of its equilibrium (implicit) layer
+	Nu      float64 // ν ≥ 0: the model is incrementally input-passive, ⟨Δu, Δy⟩ ≥ ν‖Δu‖² (0: passive)
+	Eps     float64 // ε > 0 added to H and to D22: strictness of the LMI (kept away from singular)
+	Epochs  int     // maximum number of passes over the training trajectories
+	Batch   int     // trajectories per Adam step
+	LR      float64
+	Clip    float64 // global gradient-norm clip (0: none)
+	Seed    uint64  // initial parameters and batch order
+	// Patience is the number of epochs without a lower validation loss after which
+	// training stops (the best parameters are kept). It is unused without validation data.
+	Patience int
+	Workers  int // goroutines for the per-trajectory gradients (0: GOMAXPROCS)
+	// Skip and ValSkip are the samples at the start of every training and
+	// validation trajectory that are simulated but left out of the loss: a
+	// start-up transient, or a lead-in that warms up the state before a
+	// held-out segment. 0 scores every sample.
+	Skip, ValSkip int
+	// Progress, when set, is called after every epoch with the mean training MSE
+	// of the epoch's steps (unit-RMS outputs) and the aggregate validation Fit in
+	// percent (NaN without validation data).
+	Progress func(epoch int, trainMSE, valFit float64)
+}
+
+// DefaultRENConfig returns a passive REN of about the paper's size (702
+// parameters there; n_x = 5, n_v = 15 gives 691 here) trained on the simulation error.
+func DefaultRENConfig() RENConfig {
+	return RENConfig{States: 5, Neurons: 15, Nu: 0, Eps: 1e-6, Epochs: 300, Batch: 16, LR: 3e-3, Clip: 10, Seed: 1, Patience: 30}
+}
+
+func (c RENConfig) withDefaults() (RENConfig, error) {
+	def := DefaultRENConfig()
+	if c.States == 0 {
+		c.States = def.States
+	}
+	if c.Neurons == 0 {
+		c.Neurons = def.Neurons
+	}
+	if c.Eps == 0 {
+		c.Eps = def.Eps
+	}
+	if c.Epochs == 0 {
+		c.Epochs = def.Epochs
+	}
+	if c.Batch == 0 {
+		c.Batch = def.Batch
+	}
+	if c.LR == 0 {
+		c.LR = def.LR
+	}
+	if c.Patience == 0 {
+		c.Patience = def.Patience
+	}
+	switch {
+	case c.States < 1, c.Neurons < 1:
+		return c, fmt.Errorf("baselines: REN: sizes states %d, neurons %d must be ≥ 1: %w", c.States, c.Neurons, ErrConfig)
+	case c.Epochs < 1, c.Batch < 1, c.Patience < 1, c.Workers < 0:
+		return c, fmt.Errorf("baselines: REN: epochs %d, batch %d, patience %d must be ≥ 1, workers %d ≥ 0: %w", c.Epochs, c.Batch, c.Patience, c.Workers, ErrConfig)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0):
+		return c, fmt.Errorf("baselines: REN: learning rate %v must be finite > 0: %w", c.LR, ErrConfig)
+	case c.Skip < 0, c.ValSkip < 0:
+		return c, fmt.Errorf("baselines: REN: skip %d and val-skip %d must be ≥ 0: %w", c.Skip, c.ValSkip, ErrConfig)
+	case !(c.Nu >= 0) || math.IsInf(c.Nu, 0), !(c.Eps > 0) || math.IsInf(c.Eps, 0), !(c.Clip >= 0):
+		return c, fmt.Errorf("baselines: REN: ν %v must be ≥ 0, ε %v > 0, clip %v ≥ 0: %w", c.Nu, c.Eps, c.Clip, ErrConfig)
+	}
+	return c, nil
+}
+
+// PassiveREN is a single-input single-output recurrent equilibrium network
+// (Revay, Wang & Manchester, IEEE TAC 2024) in the direct parameterization of
+// its passive class (Q = 0, S = I, R = −2ν): every value of Theta gives an
+// incrementally passive operator, ⟨Δu, Δy⟩ ≥ ν‖Δu‖² over any horizon from a
+// common initial state. The biases are zero, so u = 0 from rest gives y = 0 and
+// the operator is passive in the NFIR sense as well, ⟨u, y⟩ ≥ ν‖u‖².
+//
+// With n = 2n_x + n_v the direct parameters are X (n×n), Y1 (n_x×n_x), X3, B2
+// (n_x), D12 (n_v), C2 (n_x) and D21 (n_v). With M = X3² + ε, D22 = ν + M and
+// g = [C2ᵀ; D21ᵀ − D12; B2], the matrix
+//
+//	H = XᵀX + εI + g gᵀ/(2M) ≻ 0
+//
+// is partitioned in (n_x, n_v, n_x) blocks and read as the implicit model
+// E x⁺ = F x + B1 w + B2 u, Λ v = C1 x + D11 w + D12 u with P = H33, F = H31,
+// B1 = H32, C1 = −H21, Λ = diag(H22)/2, D11 = −tril(H22, −1) and
+// E = (H11 + P + Y1 − Y1ᵀ)/2. D11 is strictly lower triangular, so the
+// equilibrium w = tanh(v) is computed neuron by neuron. The explicit model is
+//
+//	v = Λ⁻¹(C1 x + D11 w + D12 u),  w = tanh(v),
+//	x⁺ = E⁻¹(F x + B1 w + B2 u),    y = C2 x + D21 w + D22 u,
+//
+// on scaled signals: the network sees u/UScale and its output is multiplied by
+// YScale (positive scales keep passivity, and ν is in scaled units).
+type PassiveREN struct {
+	States, Neurons int
+	Nu, Eps         float64
+	// Theta holds the direct parameters flattened: X (row-major), Y1 (row-major),
+	// X3, B2, D12, C2, D21.
+	Theta []float64
+	// UScale and YScale are the RMS of the training input and output; fixed, not
+	// trained, and not counted in NumParams.
+	UScale, YScale float64
+
+	// Training record: validation MSE (on unit-RMS outputs) after every epoch, the
+	// epoch (1-based) whose parameters were kept, and the training MSE at that epoch.
+	ValLoss   []float64
+	BestEpoch int
+	TrainLoss float64
+}
+
+// NumParams returns the number of trained parameters, n² + n_x² + 1 + 2n_x + 2n_v
+// with n = 2n_x + n_v (691 for n_x = 5, n_v = 15).
+func (m *PassiveREN) NumParams() int { return renParams(m.States, m.Neurons) }
+
+func renParams(nx, nv int) int {
+	n := 2*nx + nv
+	return n*n + nx*nx + 1 + 2*nx + 2*nv
+}
+
+// renOffsets locates the direct parameters in Theta.
+type renOffsets struct{ x, y1, x3, b2, d12, c2, d21, end int }
+
+func (m *PassiveREN) offsets() renOffsets {
+	nx, nv := m.States, m.Neurons
+	n := 2*nx + nv
+	var o renOffsets
+	o.x = 0
+	o.y1 = n * n
+	o.x3 = o.y1 + nx*nx
+	o.b2 = o.x3 + 1
+	o.d12 = o.b2 + nx
+	o.c2 = o.d12 + nv
+	o.d21 = o.c2 + nx
+	o.end = o.d21 + nv
+	return o
+}
+
+// renExplicit is the explicit model, with what the backward pass needs of the
+// construction.
+type renExplicit struct {
+	nx, nv int
+	A      *mat.Dense // nx×nx
+	B1     *mat.Dense // nx×nv
+	B2     []float64  // nx
+	C1     *mat.Dense // nv×nx
+	D11    *mat.Dense // nv×nv, strictly lower
+	D12    []float64  // nv
+	C2     []float64  // nx
+	D21    []float64  // nv
+	D22    float64
+
+	// construction intermediates
+	H      *mat.Dense // n×n
+	g      []float64  // n
+	M      float64
+	lamInv []float64 // 2/diag(H22)
+	E      mat.LU
+}
+
+// explicit builds the explicit model from Theta.
+func (m *PassiveREN) explicit() (*renExplicit, error) {
+	nx, nv := m.States, m.Neurons
+	n := 2*nx + nv
+	o := m.offsets()
+	th := m.Theta
+	X := mat.NewDense(n, n, slices.Clone(th[o.x:o.y1]))
+	x3 := th[o.x3]
+	e := &renExplicit{nx: nx, nv: nv}
+	e.M = x3*x3 + m.Eps
+	e.D22 = m.Nu + e.M
+	e.g = make([]float64, n)
+	copy(e.g[:nx], th[o.c2:o.c2+nx])
+	for i := range nv {
+		e.g[nx+i] = th[o.d21+i] - th[o.d12+i]
+	}
+	copy(e.g[nx+nv:], th[o.b2:o.b2+nx])
+	e.H = mat.NewDense(n, n, nil)
+	e.H.Mul(X.T(), X)
+	for i := range n {
+		for j := range n {
+			e.H.Set(i, j, e.H.At(i, j)+e.g[i]*e.g[j]/(2*e.M))
+		}
+		e.H.Set(i, i, e.H.At(i, i)+m.Eps)
+	}
+	H := e.H
+	Y1 := mat.NewDense(nx, nx, slices.Clone(th[o.y1:o.x3]))
+	E := mat.NewDense(nx, nx, nil)
+	for i := range nx {
+		for j := range nx {
+			E.Set(i, j, (H.At(i, j)+H.At(nx+nv+i, nx+nv+j)+Y1.At(i, j)-Y1.At(j, i))/2)
+		}
+	}
+	e.E.Factorize(E)
+	if c := e.E.Cond(); c > 1e14 || math.IsNaN(c) {
+		return nil, fmt.Errorf("baselines: REN: E is singular (condition %.3g): %w", c, ErrNumerical)
+	}
+	F := H.Slice(nx+nv, n, 0, nx)
+	B1 := H.Slice(nx+nv, n, nx, nx+nv)
+	e.A, e.B1 = mat.NewDense(nx, nx, nil), mat.NewDense(nx, nv, nil)
+	if err := e.E.SolveTo(e.A, false, F); err != nil {
+		return nil, fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	if err := e.E.SolveTo(e.B1, false, B1); err != nil {
+		return nil, fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	b2 := mat.NewVecDense(nx, nil)
+	if err := e.E.SolveVecTo(b2, false, mat.NewVecDense(nx, slices.Clone(th[o.b2:o.b2+nx]))); err != nil {
+		return nil, fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	e.B2 = b2.RawVector().Data
+	e.lamInv = make([]float64, nv)
+	e.C1, e.D11 = mat.NewDense(nv, nx, nil), mat.NewDense(nv, nv, nil)
+	e.D12 = make([]float64, nv)
+	for i := range nv {
+		e.lamInv[i] = 2 / H.At(nx+i, nx+i)
+		for j := range nx {
+			e.C1.Set(i, j, -e.lamInv[i]*H.At(nx+i, j))
+		}
+		for j := range i {
+			e.D11.Set(i, j, -e.lamInv[i]*H.At(nx+i, nx+j))
+		}
+		e.D12[i] = e.lamInv[i] * th[o.d12+i]
+	}
+	e.C2 = slices.Clone(th[o.c2 : o.c2+nx])
+	e.D21 = slices.Clone(th[o.d21 : o.d21+nv])
+	return e, nil
+}
+
+// renTape holds one trajectory's forward pass for the backward pass.
+type renTape struct {
+	x, w, v []float64 // T·nx, T·nv, T·nv
+}
+
+// simulate runs the explicit model on scaled input us from rest; it fills y and,
+// when tape is not nil, the states and neuron values.
+func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
+	nx, nv := e.nx, e.nv
+	x := make([]float64, nx)
+	xn := make([]float64, nx)
+	w := make([]float64, nv)
+	v := make([]float64, nv)
+	A, B1, C1, D11 := e.A.RawMatrix(), e.B1.RawMatrix(), e.C1.RawMatrix(), e.D11.RawMatrix()
+	for t, u := range us {
+		for i := range nv {
+			s := e.D12[i] * u
+			row := C1.Data[i*C1.Stride:]
+			for j := range nx {
+				s += row[j] * x[j]
+			}
+			drow := D11.Data[i*D11.Stride:]
+			for j := range i {
+				s += drow[j] * w[j]
+			}
+			v[i] = s
+			w[i] = math.Tanh(s)
+		}
+		yt := e.D22 * u
+		for j := range nx {
+			yt += e.C2[j] * x[j]
+		}
+		for j := range nv {
+			yt += e.D21[j] * w[j]
+		}
+		y[t] = yt
+		if tape != nil {
+			copy(tape.x[t*nx:], x)
+			copy(tape.w[t*nv:], w)
+			copy(tape.v[t*nv:], v)
+		}
+		for i := range nx {
+			s := e.B2[i] * u
+			arow := A.Data[i*A.Stride:]
+			for j := range nx {
+				s += arow[j] * x[j]
+			}
+			brow := B1.Data[i*B1.Stride:]
+			for j := range nv {
+				s += brow[j] * w[j]
+			}
+			xn[i] = s
+		}
+		x, xn = xn, x
+	}
+}
+
+// renGrad accumulates gradients with respect to the explicit matrices.
+type renGrad struct {
+	A, B1, C1, D11   []float64 // row-major, as the explicit model
+	B2, D12, C2, D21 []float64
+	D22              float64
+}
+
+func newRENGrad(nx, nv int) *renGrad {
+	return &renGrad{A: make([]float64, nx*nx), B1: make([]float64, nx*nv), C1: make([]float64, nv*nx), D11: make([]float64, nv*nv),
+		B2: make([]float64, nx), D12: make([]float64, nv), C2: make([]float64, nx), D21: make([]float64, nv)}
+}
+
+func (g *renGrad) add(o *renGrad) {
+	for _, p := range [][2][]float64{{g.A, o.A}, {g.B1, o.B1}, {g.C1, o.C1}, {g.D11, o.D11}, {g.B2, o.B2}, {g.D12, o.D12}, {g.C2, o.C2}, {g.D21, o.D21}} {
+		for i := range p[0] {
+			p[0][i] += p[1][i]
+		}
+	}
+	g.D22 += o.D22
+}
+
+func (g *renGrad) zero() {
+	for _, p := range [][]float64{g.A, g.B1, g.C1, g.D11, g.B2, g.D12, g.C2, g.D21} {
+		clear(p)
+	}
+	g.D22 = 0
+}
+
+// backward adds to g the gradient of Σ_t dy[t]·y[t] with respect to the
+// explicit matrices (backpropagation through time over the tape).
+func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
+	nx, nv := e.nx, e.nv
+	A, B1, C1, D11 := e.A.RawMatrix(), e.B1.RawMatrix(), e.C1.RawMatrix(), e.D11.RawMatrix()
+	lam := make([]float64, nx) // ∂L/∂x(t+1)
+	xb := make([]float64, nx)
+	wb := make([]float64, nv)
+	for t := len(us) - 1; t >= 0; t-- {
+		u := us[t]
+		x := tape.x[t*nx : (t+1)*nx]
+		w := tape.w[t*nv : (t+1)*nv]
+		v := tape.v[t*nv : (t+1)*nv]
+		yb := dy[t]
+		// y = C2 x + D21 w + D22 u;  x⁺ = A x + B1 w + B2 u
+		for j := range nx {
+			g.C2[j] += yb * x[j]
+			xb[j] = e.C2[j] * yb
+		}
+		for j := range nv {
+			g.D21[j] += yb * w[j]
+			wb[j] = e.D21[j] * yb
+		}
+		g.D22 += yb * u
+		for i := range nx {
+			li := lam[i]
+			if li == 0 {
+				continue
+			}
+			arow := A.Data[i*A.Stride:]
+			ga := g.A[i*nx:]
+			for j := range nx {
+				ga[j] += li * x[j]
+				xb[j] += arow[j] * li
+			}
+			brow := B1.Data[i*B1.Stride:]
+			gb := g.B1[i*nv:]
+			for j := range nv {
+				gb[j] += li * w[j]
+				wb[j] += brow[j] * li
+			}
+			g.B2[i] += li * u
+		}
+		// the equilibrium layer, last neuron first (D11 is strictly lower)
+		for i := nv - 1; i >= 0; i-- {
+			th := math.Tanh(v[i])
+			vb := wb[i] * (1 - th*th)
+			if vb == 0 {
+				continue
+			}
+			crow := C1.Data[i*C1.Stride:]
+			gc := g.C1[i*nx:]
+			for j := range nx {
+				gc[j] += vb * x[j]
+				xb[j] += crow[j] * vb
+			}
+			drow := D11.Data[i*D11.Stride:]
+			gd := g.D11[i*nv:]
+			for j := range i {
+				gd[j] += vb * w[j]
+				wb[j] += drow[j] * vb
+			}
+			g.D12[i] += vb * u
+		}
+		lam, xb = xb, lam
+	}
+}
+
+// direct maps explicit-matrix gradients to the gradient with respect to
+// Theta (written to grad), through the construction in explicit.
+func (m *PassiveREN) direct(e *renExplicit, g *renGrad, grad []float64) error {
+	nx, nv := m.States, m.Neurons
+	n := 2*nx + nv
+	o := m.offsets()
+	th := m.Theta
+	clear(grad)
+	// A = E⁻¹F, B1 = E⁻¹B1imp, B2 = E⁻¹B2dir:
+	// F̄ = E⁻ᵀĀ, Ē = −E⁻ᵀ(Ā Aᵀ + B̄1 B1ᵀ + B̄2 B2ᵀ).
+	Ab := mat.NewDense(nx, nx, g.A)
+	B1b := mat.NewDense(nx, nv, g.B1)
+	B2b := mat.NewDense(nx, 1, g.B2)
+	Fb, B1ib, B2db := mat.NewDense(nx, nx, nil), mat.NewDense(nx, nv, nil), mat.NewDense(nx, 1, nil)
+	if err := e.E.SolveTo(Fb, true, Ab); err != nil {
+		return fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	if err := e.E.SolveTo(B1ib, true, B1b); err != nil {
+		return fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	if err := e.E.SolveTo(B2db, true, B2b); err != nil {
+		return fmt.Errorf("baselines: REN: %w: %w", err, ErrNumerical)
+	}
+	var Eb, tmp mat.Dense
+	Eb.Mul(Fb, e.A.T())
+	tmp.Mul(B1ib, e.B1.T())
+	Eb.Add(&Eb, &tmp)
+	tmp.Reset()
+	tmp.Mul(B2db, mat.NewDense(1, nx, e.B2))
+	Eb.Add(&Eb, &tmp)
+	Eb.Scale(-1, &Eb)
+
+	Hb := mat.NewDense(n, n, nil)
+	// E = (H11 + H33 + Y1 − Y1ᵀ)/2
+	for i := range nx {
+		for j := range nx {
+			eb := Eb.At(i, j) / 2
+			Hb.Set(i, j, Hb.At(i, j)+eb)
+			Hb.Set(nx+nv+i, nx+nv+j, Hb.At(nx+nv+i, nx+nv+j)+eb)
+			grad[o.y1+i*nx+j] += eb
+			grad[o.y1+j*nx+i] -= eb
+		}
+	}
+	// F = H31, B1imp = H32
+	for i := range nx {
+		for j := range nx {
+			Hb.Set(nx+nv+i, j, Hb.At(nx+nv+i, j)+Fb.At(i, j))
+		}
+		for j := range nv {
+			Hb.Set(nx+nv+i, nx+j, Hb.At(nx+nv+i, nx+j)+B1ib.At(i, j))
+		}
+		grad[o.b2+i] += B2db.At(i, 0)
+	}
+	// C1 = −Λ⁻¹H21, D11 = −Λ⁻¹ tril(H22, −1), D12 = Λ⁻¹ D12dir, Λ⁻¹_i = 2/H22_ii
+	H := e.H
+	for i := range nv {
+		li := e.lamInv[i]
+		lb := 0.0
+		for j := range nx {
+			cb := g.C1[i*nx+j]
+			lb += cb * (-H.At(nx+i, j))
+			Hb.Set(nx+i, j, Hb.At(nx+i, j)-li*cb)
+		}
+		for j := range i {
+			db := g.D11[i*nv+j]
+			lb += db * (-H.At(nx+i, nx+j))
+			Hb.Set(nx+i, nx+j, Hb.At(nx+i, nx+j)-li*db)
+		}
+		lb += g.D12[i] * th[o.d12+i]
+		grad[o.d12+i] += li * g.D12[i]
+		h := H.At(nx+i, nx+i)
+		Hb.Set(nx+i, nx+i, Hb.At(nx+i, nx+i)-2*lb/(h*h))
+	}
+	// H = XᵀX + εI + g gᵀ/(2M): X̄ = X(H̄ + H̄ᵀ), ḡ = (H̄ + H̄ᵀ)g/(2M), M̄ = −gᵀH̄g/(2M²)
+	var S mat.Dense
+	S.Add(Hb, Hb.T())
+	X := mat.NewDense(n, n, th[o.x:o.y1])
+	Xb := mat.NewDense(n, n, grad[o.x:o.y1])
+	Xb.Mul(X, &S)
+	gv := mat.NewVecDense(n, e.g)
+	var gb mat.VecDense
+	gb.MulVec(&S, gv)
+	gb.ScaleVec(1/(2*e.M), &gb)
+	Mb := -mat.Inner(gv, Hb, gv)/(2*e.M*e.M) + g.D22 // D22 = ν + M
+	grad[o.x3] += 2 * th[o.x3] * Mb
+	for j := range nx {
+		grad[o.c2+j] += gb.AtVec(j) + g.C2[j]
+		grad[o.b2+j] += gb.AtVec(nx + nv + j)
+	}
+	for j := range nv {
+		grad[o.d21+j] += gb.AtVec(nx+j) + g.D21[j]
+		grad[o.d12+j] -= gb.AtVec(nx + j)
+	}
+	return nil
+}
+
+// Simulate returns the model output for input u from rest, len(u) samples. A
+// model whose parameters cannot be built (E singular: only reachable by editing
+// Theta by hand) returns NaNs.
+func (m *PassiveREN) Simulate(u []float64) []float64 {
+	y := make([]float64, len(u))
+	e, err := m.explicit()
+	if err != nil {
+		for i := range y {
+			y[i] = math.NaN()
+		}
+		return y
+	}
+	us := make([]float64, len(u))
+	for t, v := range u {
+		us[t] = v / m.UScale
+	}
+	e.simulate(us, y, nil)
+	for t := range y {
+		y[t] *= m.YScale
+	}
+	return y
+}
+
+// renSet is a dataset scaled to unit RMS.
+type renSet struct{ u, y [][]float64 }
+
+func (m *PassiveREN) prepare(d *data.Dataset) *renSet {
+	s := &renSet{}
+	for _, b := range d.Batches {
+		us, ys := make([]float64, len(b.U)), make([]float64, len(b.Y))
+		for t := range b.U {
+			us[t] = b.U[t] / m.UScale
+			ys[t] = b.Y[t] / m.YScale
+		}
+		s.u = append(s.u, us)
+		s.y = append(s.y, ys)
+	}
+	return s
+}
+
+// lossGrad returns the mean squared simulation error over the trajectories idx
+// of s, samples skip.. of each, and, when grad is not nil, writes its gradient
+// with respect to Theta.
+func (m *PassiveREN) lossGrad(s *renSet, idx []int, grad []float64, workers, skip int) (float64, error) {
+	e, err := m.explicit()
+	if err != nil {
+		return math.NaN(), err
+	}
+	total := 0
+	for _, b := range idx {
+		total += max(len(s.u[b])-skip, 0)
+	}
+	if total == 0 {
+		return math.NaN(), fmt.Errorf("baselines: REN: no sample left after skipping %d: %w", skip, ErrData)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(idx))
+	// Per-trajectory sums, added in trajectory order afterwards: the result does
+	// not depend on the number of workers or on scheduling.
+	sse := make([]float64, len(idx))
+	grads := make([]*renGrad, len(idx))
+	var wg sync.WaitGroup
+	next := make(chan int, len(idx))
+	for p := range idx {
+		next <- p
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var tape *renTape
+			for p := range next {
+				us, ys := s.u[idx[p]], s.y[idx[p]]
+				T := len(us)
+				if grad != nil {
+					tape = &renTape{x: make([]float64, T*m.States), w: make([]float64, T*m.Neurons), v: make([]float64, T*m.Neurons)}
+				}
+				yh := make([]float64, T)
+				e.simulate(us, yh, tape)
+				dy := yh // reused as the output gradient
+				for t := range yh {
+					if t < skip {
+						dy[t] = 0
+						continue
+					}
+					r := yh[t] - ys[t]
+					sse[p] += r * r
+					dy[t] = 2 * r / float64(total)
+				}
+				if grad != nil {
+					grads[p] = newRENGrad(m.States, m.Neurons)
+					e.backward(us, dy, tape, grads[p])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	loss := 0.0
+	for _, v := range sse {
+		loss += v
+	}
+	loss /= float64(total)
+	if grad == nil {
+		return loss, nil
+	}
+	for p := 1; p < len(idx); p++ {
+		grads[0].add(grads[p])
+	}
+	return loss, m.direct(e, grads[0], grad)
+}
+
+// TrainREN trains a PassiveREN on train (Y, never YClean) by Adam (β1 = 0.9,
+// β2 = 0.999, ε = 1e-8) on the mean squared simulation error of unit-RMS
+// outputs, every trajectory simulated from rest (backpropagation through
+// time), cfg.Batch trajectories a step. X starts orthogonal (H ≈ I), the other
+// parameters Glorot-normal. After every epoch the simulation MSE on val (its Y)
+// is measured; training stops after cfg.Patience epochs without a new minimum
+// and the parameters of the best epoch are returned. val may be nil: then all
+// cfg.Epochs are run and the last parameters kept. Passivity holds for every
+// iterate: it is a property of the parameterization, not of training.
+func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if train == nil {
+		return nil, fmt.Errorf("baselines: REN: nil training set: %w", ErrData)
+	}
+	if err := train.Validate(1); err != nil {
+		return nil, fmt.Errorf("baselines: REN: training set: %w: %w", ErrData, err)
+	}
+	if val != nil {
+		if err := val.Validate(1); err != nil {
+			return nil, fmt.Errorf("baselines: REN: validation set: %w: %w", ErrData, err)
+		}
+	}
+	su, sy := rms(train.Inputs()), rms(train.Outputs())
+	if su == 0 || sy == 0 {
+		return nil, fmt.Errorf("baselines: REN: training input RMS %v, output RMS %v; the data must be exciting: %w", su, sy, ErrData)
+	}
+	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, UScale: su, YScale: sy}
+	m.Theta = make([]float64, m.NumParams())
+	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
+	m.init(rng)
+
+	tr := m.prepare(train)
+	var vs *renSet
+	var vidx []int
+	vyy := 0.0 // mean square of the scaled, scored validation output
+	if val != nil {
+		vs = m.prepare(val)
+		n := 0
+		for i := range vs.u {
+			vidx = append(vidx, i)
+			for t, y := range vs.y[i] {
+				if t >= cfg.ValSkip {
+					vyy += y * y
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("baselines: REN: validation set has no sample after val-skip %d: %w", cfg.ValSkip, ErrData)
+		}
+		vyy /= float64(n)
+	}
+	order := make([]int, len(tr.u))
+	for i := range order {
+		order[i] = i
+	}
+	np := len(m.Theta)
+	grad := make([]float64, np)
+	opt := optim.NewAdam(np)
+	best := slices.Clone(m.Theta)
+	bestLoss := math.Inf(1)
+	wait := 0
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		epochLoss, steps := 0.0, 0
+		for lo := 0; lo < len(order); lo += cfg.Batch {
+			mb := order[lo:min(lo+cfg.Batch, len(order))]
+			l, err := m.lossGrad(tr, mb, grad, cfg.Workers, cfg.Skip)
+			if err != nil {
+				return nil, err
+			}
+			epochLoss += l
+			steps++
+			optim.ClipNorm(grad, cfg.Clip)
+			opt.Step(m.Theta, grad, cfg.LR, 0)
+		}
+		if vs == nil {
+			if cfg.Progress != nil {
+				cfg.Progress(epoch, epochLoss/float64(steps), math.NaN())
+			}
+			continue
+		}
+		vl, err := m.lossGrad(vs, vidx, nil, cfg.Workers, cfg.ValSkip)
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(vl) || math.IsInf(vl, 0) {
+			return nil, fmt.Errorf("baselines: REN: validation loss %v at epoch %d; lower the learning rate: %w", vl, epoch, ErrNumerical)
+		}
+		m.ValLoss = append(m.ValLoss, vl)
+		if cfg.Progress != nil {
+			cfg.Progress(epoch, epochLoss/float64(steps), 100*(1-math.Sqrt(vl/vyy)))
+		}
+		if vl < bestLoss {
+			bestLoss, m.BestEpoch, wait = vl, epoch, 0
+			copy(best, m.Theta)
+		} else if wait++; wait >= cfg.Patience {
+			break
+		}
+	}
+	if vs != nil {
+		copy(m.Theta, best)
+	} else {
+		m.BestEpoch = cfg.Epochs
+	}
+	all := make([]int, len(tr.u))
+	for i := range all {
+		all[i] = i
+	}
+	if m.TrainLoss, err = m.lossGrad(tr, all, nil, cfg.Workers, cfg.Skip); err != nil {
+		return nil, err
+	}
+	if math.IsNaN(m.TrainLoss) || math.IsInf(m.TrainLoss, 0) {
+		return nil, fmt.Errorf("baselines: REN: training loss %v; lower the learning rate: %w", m.TrainLoss, ErrNumerical)
+	}
+	return m, nil
+}
+
+// init draws X orthogonal (the Q factor of a Gaussian matrix, so that H starts
+// near the identity and E, Λ well conditioned) and the other parameters
+// Glorot-normal, as the reference implementation (RobustNeuralNetworks.jl) does.
+func (m *PassiveREN) init(rng *rand.Rand) {
+	nx, nv := m.States, m.Neurons
+	n := 2*nx + nv
+	o := m.offsets()
+	glorot := func(off, rows, cols int) {
+		s := math.Sqrt(2 / float64(rows+cols))
+		for k := range rows * cols {
+			m.Theta[off+k] = s * rng.NormFloat64()
+		}
+	}
+	G := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			G.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(G)
+	var Q mat.Dense
+	qr.QTo(&Q)
+	copy(m.Theta[o.x:o.y1], Q.RawMatrix().Data)
+	glorot(o.y1, nx, nx)
+	glorot(o.x3, 1, 1)
+	glorot(o.b2, nx, 1)
+	glorot(o.d12, nv, 1)
+	glorot(o.c2, 1, nx)
+	glorot(o.d21, 1, nv)
+}
