@@ -33,27 +33,13 @@ func DefaultMLPConfig() MLPConfig {
 
 func (c MLPConfig) withDefaults() (MLPConfig, error) {
 	def := DefaultMLPConfig()
-	if c.Memory == 0 {
-		c.Memory = def.Memory
-	}
-	if c.Hidden1 == 0 {
-		c.Hidden1 = def.Hidden1
-	}
-	if c.Hidden2 == 0 {
-		c.Hidden2 = def.Hidden2
-	}
-	if c.Epochs == 0 {
-		c.Epochs = def.Epochs
-	}
-	if c.Batch == 0 {
-		c.Batch = def.Batch
-	}
-	if c.LR == 0 {
-		c.LR = def.LR
-	}
-	if c.Patience == 0 {
-		c.Patience = def.Patience
-	}
+	orDefault(&c.Memory, def.Memory)
+	orDefault(&c.Hidden1, def.Hidden1)
+	orDefault(&c.Hidden2, def.Hidden2)
+	orDefault(&c.Epochs, def.Epochs)
+	orDefault(&c.Batch, def.Batch)
+	orDefault(&c.LR, def.LR)
+	orDefault(&c.Patience, def.Patience)
 	switch {
 	case c.Memory < 1, c.Hidden1 < 1, c.Hidden2 < 1:
 		return c, fmt.Errorf("baselines: MLP: sizes memory %d, hidden %d×%d must be ≥ 1: %w", c.Memory, c.Hidden1, c.Hidden2, ErrConfig)
@@ -63,6 +49,15 @@ func (c MLPConfig) withDefaults() (MLPConfig, error) {
 		return c, fmt.Errorf("baselines: MLP: learning rate %v must be finite > 0: %w", c.LR, ErrConfig)
 	}
 	return c, nil
+}
+
+// orDefault sets a zero configuration field to its default: the zero value
+// of a config field means "the default".
+func orDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
 }
 
 // FIRMLP is the paper's MLP(np) baseline: a static network of a finite input window,

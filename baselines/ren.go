@@ -48,27 +48,13 @@ func DefaultRENConfig() RENConfig {
 
 func (c RENConfig) withDefaults() (RENConfig, error) {
 	def := DefaultRENConfig()
-	if c.States == 0 {
-		c.States = def.States
-	}
-	if c.Neurons == 0 {
-		c.Neurons = def.Neurons
-	}
-	if c.Eps == 0 {
-		c.Eps = def.Eps
-	}
-	if c.Epochs == 0 {
-		c.Epochs = def.Epochs
-	}
-	if c.Batch == 0 {
-		c.Batch = def.Batch
-	}
-	if c.LR == 0 {
-		c.LR = def.LR
-	}
-	if c.Patience == 0 {
-		c.Patience = def.Patience
-	}
+	orDefault(&c.States, def.States)
+	orDefault(&c.Neurons, def.Neurons)
+	orDefault(&c.Eps, def.Eps)
+	orDefault(&c.Epochs, def.Epochs)
+	orDefault(&c.Batch, def.Batch)
+	orDefault(&c.LR, def.LR)
+	orDefault(&c.Patience, def.Patience)
 	switch {
 	case c.States < 1, c.Neurons < 1:
 		return c, fmt.Errorf("baselines: REN: sizes states %d, neurons %d must be ≥ 1: %w", c.States, c.Neurons, ErrConfig)
@@ -353,46 +339,32 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 		}
 		g.D22 += yb * u
 		for i := range nx {
-			li := lam[i]
-			if li == 0 {
-				continue
+			if li := lam[i]; li != 0 {
+				backRow(g.A[i*nx:i*nx+nx], A.Data[i*A.Stride:], x, xb, li)
+				backRow(g.B1[i*nv:i*nv+nv], B1.Data[i*B1.Stride:], w, wb, li)
+				g.B2[i] += li * u
 			}
-			arow := A.Data[i*A.Stride:]
-			ga := g.A[i*nx:]
-			for j := range nx {
-				ga[j] += li * x[j]
-				xb[j] += arow[j] * li
-			}
-			brow := B1.Data[i*B1.Stride:]
-			gb := g.B1[i*nv:]
-			for j := range nv {
-				gb[j] += li * w[j]
-				wb[j] += brow[j] * li
-			}
-			g.B2[i] += li * u
 		}
 		// the equilibrium layer, last neuron first (D11 is strictly lower)
 		for i := nv - 1; i >= 0; i-- {
 			th := math.Tanh(v[i])
-			vb := wb[i] * (1 - th*th)
-			if vb == 0 {
-				continue
+			if vb := wb[i] * (1 - th*th); vb != 0 {
+				backRow(g.C1[i*nx:i*nx+nx], C1.Data[i*C1.Stride:], x, xb, vb)
+				backRow(g.D11[i*nv:i*nv+i], D11.Data[i*D11.Stride:], w[:i], wb[:i], vb)
+				g.D12[i] += vb * u
 			}
-			crow := C1.Data[i*C1.Stride:]
-			gc := g.C1[i*nx:]
-			for j := range nx {
-				gc[j] += vb * x[j]
-				xb[j] += crow[j] * vb
-			}
-			drow := D11.Data[i*D11.Stride:]
-			gd := g.D11[i*nv:]
-			for j := range i {
-				gd[j] += vb * w[j]
-				wb[j] += drow[j] * vb
-			}
-			g.D12[i] += vb * u
 		}
 		lam, xb = xb, lam
+	}
+}
+
+// backRow is the backward pass of one row of a matrix-vector product,
+// out_i = row·in: with out̄_i = s it adds s·in to the row's gradient grow and
+// s·row to the input's gradient inb (len(grow) entries of each).
+func backRow(grow, row, in, inb []float64, s float64) {
+	for j := range grow {
+		grow[j] += s * in[j]
+		inb[j] += row[j] * s
 	}
 }
 
