@@ -51,6 +51,28 @@ func (c MLPConfig) withDefaults() (MLPConfig, error) {
 	return c, nil
 }
 
+// trainingScales checks the training and (optional) validation sets of a
+// neural baseline and returns the RMS of the training input and output, the
+// fixed scales the network works in.
+func trainingScales(name string, train, val *data.Dataset) (su, sy float64, err error) {
+	if train == nil {
+		return 0, 0, fmt.Errorf("baselines: %s: nil training set: %w", name, ErrData)
+	}
+	if err := train.Validate(1); err != nil {
+		return 0, 0, fmt.Errorf("baselines: %s: training set: %w: %w", name, ErrData, err)
+	}
+	if val != nil {
+		if err := val.Validate(1); err != nil {
+			return 0, 0, fmt.Errorf("baselines: %s: validation set: %w: %w", name, ErrData, err)
+		}
+	}
+	su, sy = rms(train.Inputs()), rms(train.Outputs())
+	if su == 0 || sy == 0 {
+		return 0, 0, fmt.Errorf("baselines: %s: training input RMS %v, output RMS %v; the data must be exciting: %w", name, su, sy, ErrData)
+	}
+	return su, sy, nil
+}
+
 // orDefault sets a zero configuration field to its default: the zero value
 // of a config field means "the default".
 func orDefault[T comparable](p *T, def T) {
@@ -250,20 +272,9 @@ func TrainMLP(train, val *data.Dataset, cfg MLPConfig) (*FIRMLP, error) {
 	if err != nil {
 		return nil, err
 	}
-	if train == nil {
-		return nil, fmt.Errorf("baselines: MLP: nil training set: %w", ErrData)
-	}
-	if err := train.Validate(1); err != nil {
-		return nil, fmt.Errorf("baselines: MLP: training set: %w: %w", ErrData, err)
-	}
-	if val != nil {
-		if err := val.Validate(1); err != nil {
-			return nil, fmt.Errorf("baselines: MLP: validation set: %w: %w", ErrData, err)
-		}
-	}
-	su, sy := rms(train.Inputs()), rms(train.Outputs())
-	if su == 0 || sy == 0 {
-		return nil, fmt.Errorf("baselines: MLP: training input RMS %v, output RMS %v; the data must be exciting: %w", su, sy, ErrData)
+	su, sy, err := trainingScales("MLP", train, val)
+	if err != nil {
+		return nil, err
 	}
 	m := &FIRMLP{Memory: cfg.Memory, Hidden1: cfg.Hidden1, Hidden2: cfg.Hidden2, UScale: su, YScale: sy}
 	m.Theta = make([]float64, m.NumParams())

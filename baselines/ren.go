@@ -245,42 +245,18 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 	A, B1, C1, D11 := e.A.RawMatrix(), e.B1.RawMatrix(), e.C1.RawMatrix(), e.D11.RawMatrix()
 	for t, u := range us {
 		for i := range nv {
-			s := e.D12[i] * u
-			row := C1.Data[i*C1.Stride:]
-			for j := range nx {
-				s += row[j] * x[j]
-			}
-			drow := D11.Data[i*D11.Stride:]
-			for j := range i {
-				s += drow[j] * w[j]
-			}
+			s := e.D12[i]*u + dot(C1.Data[i*C1.Stride:i*C1.Stride+nx], x) + dot(D11.Data[i*D11.Stride:i*D11.Stride+i], w[:i])
 			v[i] = s
 			w[i] = math.Tanh(s)
 		}
-		yt := e.D22 * u
-		for j := range nx {
-			yt += e.C2[j] * x[j]
-		}
-		for j := range nv {
-			yt += e.D21[j] * w[j]
-		}
-		y[t] = yt
+		y[t] = e.D22*u + dot(e.C2, x) + dot(e.D21, w)
 		if tape != nil {
 			copy(tape.x[t*nx:], x)
 			copy(tape.w[t*nv:], w)
 			copy(tape.v[t*nv:], v)
 		}
 		for i := range nx {
-			s := e.B2[i] * u
-			arow := A.Data[i*A.Stride:]
-			for j := range nx {
-				s += arow[j] * x[j]
-			}
-			brow := B1.Data[i*B1.Stride:]
-			for j := range nv {
-				s += brow[j] * w[j]
-			}
-			xn[i] = s
+			xn[i] = e.B2[i]*u + dot(A.Data[i*A.Stride:i*A.Stride+nx], x) + dot(B1.Data[i*B1.Stride:i*B1.Stride+nv], w)
 		}
 		x, xn = xn, x
 	}
@@ -356,6 +332,15 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 		}
 		lam, xb = xb, lam
 	}
+}
+
+// dot returns a·b over len(a) entries.
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for j, v := range a {
+		s += v * b[j]
+	}
+	return s
 }
 
 // backRow is the backward pass of one row of a matrix-vector product,
@@ -592,20 +577,9 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 	if err != nil {
 		return nil, err
 	}
-	if train == nil {
-		return nil, fmt.Errorf("baselines: REN: nil training set: %w", ErrData)
-	}
-	if err := train.Validate(1); err != nil {
-		return nil, fmt.Errorf("baselines: REN: training set: %w: %w", ErrData, err)
-	}
-	if val != nil {
-		if err := val.Validate(1); err != nil {
-			return nil, fmt.Errorf("baselines: REN: validation set: %w: %w", ErrData, err)
-		}
-	}
-	su, sy := rms(train.Inputs()), rms(train.Outputs())
-	if su == 0 || sy == 0 {
-		return nil, fmt.Errorf("baselines: REN: training input RMS %v, output RMS %v; the data must be exciting: %w", su, sy, ErrData)
+	su, sy, err := trainingScales("REN", train, val)
+	if err != nil {
+		return nil, err
 	}
 	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, UScale: su, YScale: sy}
 	m.Theta = make([]float64, m.NumParams())
