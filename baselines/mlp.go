@@ -73,6 +73,38 @@ func trainingScales(name string, train, val *data.Dataset) (su, sy float64, err 
 	return su, sy, nil
 }
 
+// earlyStop keeps the parameters of the epoch with the lowest validation
+// loss and says when patience epochs have passed without a new minimum.
+type earlyStop struct {
+	best      []float64
+	bestLoss  float64
+	bestEpoch int
+	wait      int
+	patience  int
+}
+
+func newEarlyStop(theta []float64, patience int) *earlyStop {
+	return &earlyStop{best: slices.Clone(theta), bestLoss: math.Inf(1), patience: patience}
+}
+
+// update records the validation loss of epoch (1-based) for parameters theta
+// and reports whether training should stop.
+func (s *earlyStop) update(epoch int, loss float64, theta []float64) bool {
+	if loss < s.bestLoss {
+		s.bestLoss, s.bestEpoch, s.wait = loss, epoch, 0
+		copy(s.best, theta)
+		return false
+	}
+	s.wait++
+	return s.wait >= s.patience
+}
+
+// restore copies the best parameters into theta and returns their epoch.
+func (s *earlyStop) restore(theta []float64) int {
+	copy(theta, s.best)
+	return s.bestEpoch
+}
+
 // orDefault sets a zero configuration field to its default: the zero value
 // of a config field means "the default".
 func orDefault[T comparable](p *T, def T) {
@@ -291,9 +323,7 @@ func TrainMLP(train, val *data.Dataset, cfg MLPConfig) (*FIRMLP, error) {
 	opt := optim.NewAdam(np)
 	w := m.newWork()
 	order := slices.Clone(tr.samples)
-	best := slices.Clone(m.Theta)
-	bestLoss := math.Inf(1)
-	wait := 0
+	stop := newEarlyStop(m.Theta, cfg.Patience)
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for lo := 0; lo < len(order); lo += cfg.Batch {
@@ -309,17 +339,13 @@ func TrainMLP(train, val *data.Dataset, cfg MLPConfig) (*FIRMLP, error) {
 			return nil, fmt.Errorf("baselines: MLP: validation loss %v at epoch %d; lower the learning rate: %w", vl, epoch, ErrNumerical)
 		}
 		m.ValLoss = append(m.ValLoss, vl)
-		if vl < bestLoss {
-			bestLoss, m.BestEpoch, wait = vl, epoch, 0
-			copy(best, m.Theta)
-		} else if wait++; wait >= cfg.Patience {
+		if stop.update(epoch, vl, m.Theta) {
 			break
 		}
 	}
+	m.BestEpoch = cfg.Epochs
 	if vs != nil {
-		copy(m.Theta, best)
-	} else {
-		m.BestEpoch = cfg.Epochs
+		m.BestEpoch = stop.restore(m.Theta)
 	}
 	m.TrainLoss = m.lossGrad(tr, tr.samples, w, nil)
 	if math.IsNaN(m.TrainLoss) || math.IsInf(m.TrainLoss, 0) {

@@ -614,9 +614,7 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 	np := len(m.Theta)
 	grad := make([]float64, np)
 	opt := optim.NewAdam(np)
-	best := slices.Clone(m.Theta)
-	bestLoss := math.Inf(1)
-	wait := 0
+	stop := newEarlyStop(m.Theta, cfg.Patience)
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		epochLoss, steps := 0.0, 0
@@ -648,17 +646,13 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 		if cfg.Progress != nil {
 			cfg.Progress(epoch, epochLoss/float64(steps), 100*(1-math.Sqrt(vl/vyy)))
 		}
-		if vl < bestLoss {
-			bestLoss, m.BestEpoch, wait = vl, epoch, 0
-			copy(best, m.Theta)
-		} else if wait++; wait >= cfg.Patience {
+		if stop.update(epoch, vl, m.Theta) {
 			break
 		}
 	}
+	m.BestEpoch = cfg.Epochs
 	if vs != nil {
-		copy(m.Theta, best)
-	} else {
-		m.BestEpoch = cfg.Epochs
+		m.BestEpoch = stop.restore(m.Theta)
 	}
 	all := make([]int, len(tr.u))
 	for i := range all {
