@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,41 +73,58 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-// TestSplitTail: the head is the first (1−frac) of the record; the tail is
-// the rest preceded by the lead-in, clipped to the head's length.
-func TestSplitTail(t *testing.T) {
+// TestSplitHoldout: the held-out segment (at the end or in the middle) is
+// preceded by the lead-in, clipped to the data before it; the training
+// pieces are the rest, in order, without the segment.
+func TestSplitHoldout(t *testing.T) {
 	u := make([]float64, 100)
 	for i := range u {
 		u[i] = float64(i)
 	}
 	d := &data.Dataset{Name: "e", Ts: 1, Batches: []data.Batch{{U: u, Y: u}}}
 	for _, c := range []struct {
-		frac        float64
-		lead        int
-		head, tail0 int // head length, first sample of the tail
-		wantErr     bool
+		frac    float64
+		at      string
+		lead    int
+		pieces  [][2]int // training pieces [first, last]
+		val     [2]int   // validation record [first, last]
+		valSkip int
+		wantErr bool
 	}{
-		{0.2, 0, 80, 80, false},
-		{0.2, 30, 80, 50, false},
-		{0.2, 500, 80, 0, false},
-		{0.5, 10, 50, 40, false},
-		{0, 10, 0, 0, true},
-		{1, 10, 0, 0, true},
-		{0.999, 10, 0, 0, true}, // nothing left to train on
+		{0.2, "end", 0, [][2]int{{0, 79}}, [2]int{80, 99}, 0, false},
+		{0.2, "", 30, [][2]int{{0, 79}}, [2]int{50, 99}, 30, false},
+		{0.2, "end", 500, [][2]int{{0, 79}}, [2]int{0, 99}, 80, false},
+		{0.5, "end", 10, [][2]int{{0, 49}}, [2]int{40, 99}, 10, false},
+		{0.2, "middle", 30, [][2]int{{0, 39}, {60, 99}}, [2]int{10, 59}, 30, false},
+		{0.2, "middle", 500, [][2]int{{0, 39}, {60, 99}}, [2]int{0, 59}, 40, false},
+		{0.5, "middle", 5, [][2]int{{0, 24}, {75, 99}}, [2]int{20, 74}, 5, false},
+		{0, "end", 10, nil, [2]int{}, 0, true},
+		{1, "end", 10, nil, [2]int{}, 0, true},
+		{0.999, "end", 10, nil, [2]int{}, 0, true}, // nothing left to train on
+		{0.999, "middle", 10, nil, [2]int{}, 0, true},
+		{0.2, "start", 10, nil, [2]int{}, 0, true},
 	} {
-		h, tl, err := splitTail(d, c.frac, c.lead)
+		fit, val, skip, err := splitHoldout(d, c.frac, c.at, c.lead)
 		if c.wantErr {
 			if err == nil {
-				t.Errorf("frac %g: no error", c.frac)
+				t.Errorf("frac %g at %q: no error", c.frac, c.at)
 			}
 			continue
 		}
 		if err != nil {
-			t.Fatalf("frac %g: %v", c.frac, err)
+			t.Fatalf("frac %g at %q: %v", c.frac, c.at, err)
 		}
-		hb, tb := h.Batches[0], tl.Batches[0]
-		if len(hb.U) != c.head || tb.U[0] != float64(c.tail0) || tb.U[len(tb.U)-1] != 99 {
-			t.Errorf("frac %g lead %d: head %d samples, tail %v..%v; want %d, %d..99", c.frac, c.lead, len(hb.U), tb.U[0], tb.U[len(tb.U)-1], c.head, c.tail0)
+		span := func(b data.Batch) [2]int { return [2]int{int(b.U[0]), int(b.Y[len(b.Y)-1])} }
+		var pieces [][2]int
+		for _, b := range fit.Batches {
+			pieces = append(pieces, span(b))
+			if len(b.U) != int(b.U[len(b.U)-1]-b.U[0])+1 {
+				t.Errorf("frac %g at %q: training piece %v is not contiguous", c.frac, c.at, span(b))
+			}
+		}
+		if fmt.Sprint(pieces) != fmt.Sprint(c.pieces) || span(val.Batches[0]) != c.val || skip != c.valSkip {
+			t.Errorf("frac %g at %q lead %d: training %v, validation %v after %d; want %v, %v after %d",
+				c.frac, c.at, c.lead, pieces, span(val.Batches[0]), skip, c.pieces, c.val, c.valSkip)
 		}
 	}
 }
@@ -154,5 +172,39 @@ func TestRobotConfigsValid(t *testing.T) {
 	c := cfgs["NFIR(paper code)"]
 	if c.GammaG != 20 || c.WeightDecay != 5 || c.Epochs != 20 || c.Rho != 100 || c.Decay != 0.99 || c.H != 15000 || c.Eps != 5e-3 || c.GramGains != "data" {
 		t.Errorf("paper code settings: %+v", c)
+	}
+}
+
+// TestWriteRobotTable: every line has the header's number of cells, and a
+// validation column appears exactly when a row has a validation Fit.
+func TestWriteRobotTable(t *testing.T) {
+	re := 1e-3
+	plain := RobotRow{Model: "FIR", Fit: map[string]float64{"e": 85, "v1": 85, "v2": 49, "v3": 85}, Passive: "certified", MinRe: &re, Params: 500}
+	held := RobotRow{Model: "NFIR", Fit: map[string]float64{"validation": 91.5, "e": 86, "v1": 84, "v2": 50, "v3": 84}, Passive: "certified", Params: 900}
+	for _, c := range []struct {
+		rows    []RobotRow
+		cells   int
+		val     bool
+		wantSub []string
+	}{
+		{[]RobotRow{plain}, 9, false, []string{"| **FIR (ours)** | 85.00 | 85.00 | 49.00 | 85.00 | certified | 0.001 | 500 |"}},
+		{[]RobotRow{plain, held}, 10, true, []string{"| model | validation | e |", "| **FIR (ours)** | – | 85.00 |", "| **NFIR (ours)** | 91.50 | 86.00 |", "| paper NFIR | | 92.29 |"}},
+	} {
+		var b strings.Builder
+		WriteRobotTable(&b, c.rows)
+		out := b.String()
+		for i, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if n := strings.Count(line, "|") - 1; n != c.cells {
+				t.Errorf("line %d has %d cells, want %d: %s", i, n, c.cells, line)
+			}
+		}
+		if got := strings.Contains(out, "validation"); got != c.val {
+			t.Errorf("validation column present %v, want %v:\n%s", got, c.val, out)
+		}
+		for _, s := range c.wantSub {
+			if !strings.Contains(out, s) {
+				t.Errorf("missing %q in\n%s", s, out)
+			}
+		}
 	}
 }

@@ -24,13 +24,18 @@ type Options struct {
 	// Batches scales the mass-spring-damper splits down from 300/100/100
 	// (0: the paper's sizes); for quick runs only.
 	Batches int
-	// Holdout is the fraction of the robot's training record e kept back, at
-	// its end, as validation data for early stopping and model selection of
-	// the NFIR models (0: the paper's protocol, train and select on all of e,
+	// Holdout is the fraction of the robot's training record e kept back
+	// (see HoldoutAt) as validation data for early stopping and model
+	// selection; every robot model then trains without it and reports its
+	// validation Fit (0: the paper's protocol, train and select on all of e,
 	// scored from sample 50). The held-out part is simulated after a lead-in
 	// of the model's longest memory, which is not scored. v1–v3 are never
 	// used for any choice.
 	Holdout float64
+	// HoldoutAt places the held-out part of e: "end" (default) or "middle"
+	// (training then uses the two pieces around it); the two make a two-fold
+	// cross-validation.
+	HoldoutAt string
 	// Seeds is the number of training seeds (Seed, Seed+1, …) each robot
 	// NFIR model is trained with; every seed gets its own row, and with more
 	// than one a row of per-record medians follows (0 or 1: one seed).

@@ -45,6 +45,13 @@ type Config struct {
 	// passivity-constrained problem.
 	GramGains string `json:"gram_gains"`
 
+	// Skip is the number of samples at the start of every training
+	// trajectory that are simulated but left out of the training loss (the
+	// θ_G least squares, the Adam and the BPTT steps): the transient of an
+	// initial state the model cannot know, since the data begin mid-motion
+	// and the model's memory starts at rest. 0 fits every sample.
+	Skip int `json:"skip,omitempty"`
+
 	// ValSkip is the number of samples at the start of every validation
 	// trajectory that are simulated but left out of every validation score
 	// (early stopping, the choice of θ_G gains, model selection): a warm-up,
@@ -123,8 +130,8 @@ func (c *Config) Check() error {
 		return bad("learning rates must be > 0")
 	case c.WeightDecay < 0 || c.Clip < 0 || c.BPTTClip < 0:
 		return bad("weight decay and clip must be ≥ 0")
-	case c.ValSkip < 0:
-		return bad("val-skip must be ≥ 0, have %d", c.ValSkip)
+	case c.Skip < 0 || c.ValSkip < 0:
+		return bad("skip and val-skip must be ≥ 0, have %d and %d", c.Skip, c.ValSkip)
 	case c.Workers < 0:
 		return bad("workers must be ≥ 0")
 	}

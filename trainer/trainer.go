@@ -80,6 +80,11 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if err := train.Validate(1); err != nil {
 		return nil, fmt.Errorf("trainer: training data: %w", err)
 	}
+	for i, b := range train.Batches {
+		if len(b.U) <= cfg.Skip {
+			return nil, fmt.Errorf("%w: training trajectory %d has %d samples, not more than skip %d", ErrConfig, i, len(b.U), cfg.Skip)
+		}
+	}
 	if val != nil && len(val.Batches) == 0 {
 		val = nil
 	}
@@ -112,7 +117,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		s.m.Lift.InitXavier(s.rng)
 	}
 	s.theta = s.m.Lift.Flatten()
-	if s.train, err = s.prepare(train, 0); err != nil {
+	if s.train, err = s.prepare(train, cfg.Skip); err != nil {
 		return nil, err
 	}
 	if val != nil {
@@ -333,8 +338,7 @@ func (s *session) thetaG(k int) error {
 	if len(scores) > 1 {
 		note = strings.TrimSpace(fmt.Sprintf("%s gains kept (closed-loop error: %s) %s", bestName, strings.Join(scores, ", "), note))
 	}
-	rows := s.train.full.Seqs.Total()
-	s.emit(Event{Stage: "theta_g", Iter: k, Loss: best.sse / float64(rows), TrainFit: aggFit(best.sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
+	s.emit(Event{Stage: "theta_g", Iter: k, Loss: best.sse / float64(s.train.rows), TrainFit: aggFit(best.sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
 	return nil
 }
 
@@ -367,6 +371,25 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 	P := make([]float64, nt*nt)
 	b := make([]float64, nt)
 	yy := s.be.Gram(full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
+	if pre := prefix(full, s.cfg.Skip); pre != nil {
+		// The rows Skip leaves out (see skip.go).
+		np := make([]float64, pre.Rows()*st.Branches)
+		if st.Branches > 0 {
+			if err := s.open.Gains(pre, s.theta, np); err != nil {
+				return gStep{}, fmt.Errorf("trainer: gains: %w", err)
+			}
+		}
+		Pp := make([]float64, nt*nt)
+		bp := make([]float64, nt)
+		yy -= s.be.Gram(pre.Seqs, st.Branches, st.Taps, st.LinearTaps, pre.U, np, pre.Y, Pp, bp)
+		for i := range P {
+			P[i] -= Pp[i]
+		}
+		for i := range b {
+			b[i] -= bp[i]
+		}
+		yy = max(yy, 0)
+	}
 	prob := &convex.Problem{P: mat.NewSymDense(nt, P), B: b, GammaG: s.cfg.GammaG}
 	var step gStep
 	switch s.cfg.Passivity {
@@ -481,7 +504,7 @@ type descent struct {
 	patience       int
 	clip, decay    float64
 	lr             func(step, total int) float64
-	lossGrad       func(b *graph.Batch, grad []float64) (float64, error)
+	lossGrad       lossGradFunc            // over the scored rows (skipLoss)
 	validate       func() (float64, error) // per-sample validation error; nil: watch the training loss
 	countsAtStart  bool                    // the starting point competes: the stage may not make things worse
 	divergenceHint string
@@ -519,7 +542,7 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			if err != nil {
 				return fmt.Errorf("trainer: %s: %w", d.stage, err)
 			}
-			r := b.Seqs.Total()
+			r := scoredRows(b.Seqs, s.cfg.Skip)
 			sse += loss * float64(r)
 			rows += r
 			optim.ClipNorm(grad, d.clip)
@@ -558,9 +581,9 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 	d := descent{stage: "adam", epochs: cfg.Epochs, batch: cfg.Batch, patience: cfg.Patience,
 		clip: cfg.Clip, decay: cfg.WeightDecay,
 		lr: func(int, int) float64 { return cfg.LR },
-		lossGrad: func(b *graph.Batch, grad []float64) (float64, error) {
+		lossGrad: skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
 			return s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
-		},
+		}),
 		divergenceHint: "lower --lr or --clip"}
 	if s.val.full != nil {
 		scratch := make([]float64, len(s.theta))
@@ -625,9 +648,9 @@ func (s *session) bptt(ctx context.Context, k int) error {
 	d := descent{stage: "bptt", epochs: cfg.BPTTEpochs, batch: cfg.BPTTBatch, patience: cfg.BPTTPatience,
 		clip: cfg.BPTTClip, decay: cfg.WeightDecay, countsAtStart: true,
 		lr: func(step, total int) float64 { return oneCycle(step, total, cfg.BPTTLR) },
-		lossGrad: func(b *graph.Batch, grad []float64) (float64, error) {
+		lossGrad: skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
 			return s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
-		},
+		}),
 		divergenceHint: "lower --bptt-lr"}
 	if s.val.full != nil {
 		yv := make([]float64, s.val.full.Seqs.Total())

@@ -40,6 +40,7 @@ func TestConfigCheck(t *testing.T) {
 		func(c *Config) { c.Decay = 1.5 },
 		func(c *Config) { c.Device = "tpu" },
 		func(c *Config) { c.ValSkip = -1 },
+		func(c *Config) { c.Skip = -1 },
 	}
 	for i, f := range bad {
 		c := DefaultConfig()

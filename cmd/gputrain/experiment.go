@@ -15,7 +15,7 @@ func runExperiment(e *env, args []string) error {
 	fs := newFlags("gputrain experiment")
 	var o experiment.Options
 	var out, robotDir, only, config string
-	var quick, jsonOut bool
+	var quick, jsonOut, quiet bool
 	fs.StringVar(&out, "out", "docs/results", "directory for NAME.md, NAME.json and the box plots")
 	fs.StringVar(&robotDir, "robot", data.RobotDir(), "folder with robot_200Hz_u.csv and robot_200Hz_y.csv")
 	fs.StringVar(&only, "only", "", "comma-separated model names to run (default: all of the experiment)")
@@ -25,10 +25,12 @@ func runExperiment(e *env, args []string) error {
 	fs.IntVar(&o.Patience, "patience", 0, "override the early-stopping patience (0: the paper's)")
 	fs.IntVar(&o.BPTTEpochs, "bptt-epochs", 0, "override the BPTT epochs of FB-BP (0: the paper's 100)")
 	fs.IntVar(&o.Batches, "batches", 0, "mass-spring-damper training batches (0: the paper's 300/100/100 split)")
-	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out (at its end) to validate the NFIR models, scored after a lead-in of the model's longest memory (0: the paper's protocol)")
+	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out to validate every model (each then trains without it), scored after a lead-in of the model's longest memory (0: the paper's protocol)")
+	fs.StringVar(&o.HoldoutAt, "holdout-at", "end", "robot: where the --holdout part of e lies: end or middle (the two folds of a two-fold cross-validation)")
 	fs.IntVar(&o.Seeds, "seeds", 1, "robot: train each NFIR model with this many seeds (--seed, --seed+1, …), one row each plus their median")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
+	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	spec := flagSpec{
 		usage: "gputrain experiment msd|msd-noisy|robot [flags]",
@@ -62,6 +64,9 @@ gputrain experiment robot --only "NFIR(paper code)" --seeds 5`,
 	if !(o.Holdout >= 0 && o.Holdout < 1) {
 		return usagef("--holdout %g: want a fraction in [0, 1)", o.Holdout)
 	}
+	if o.HoldoutAt != "end" && o.HoldoutAt != "middle" {
+		return usagef("--holdout-at %q: want end or middle", o.HoldoutAt)
+	}
 	if o.Seeds < 1 || o.Seeds > 1000 {
 		return usagef("--seeds %d: want 1 to 1000", o.Seeds)
 	}
@@ -76,7 +81,7 @@ gputrain experiment robot --only "NFIR(paper code)" --seeds 5`,
 			return usagef("--robot: the robot data folder %q was not found; pass the folder holding robot_200Hz_u.csv", robotDir)
 		}
 	}
-	if !jsonOut {
+	if !jsonOut && !quiet {
 		o.Log = func(s string) { fmt.Fprintln(e.stderr, s) }
 		o.Progress = func(name string, ev trainer.Event) {
 			// Per-epoch lines would drown the log of a long experiment: the

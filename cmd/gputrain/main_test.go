@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
@@ -315,7 +318,10 @@ func TestBadInput(t *testing.T) {
 		{"device tpu", trainArgs("--device", "tpu"), "--device"},
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
+		{"skip -1", trainArgs("--skip", "-1"), "--skip -1"},
+		{"skip too long", trainArgs("--skip", "100000"), "not more than skip"},
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
+		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
 		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
 		{"feedback contradiction", trainArgs("--feedback", "--no-feedback"), "contradict"},
@@ -539,5 +545,77 @@ func TestShellJoin(t *testing.T) {
 		if got := shellJoin(c.args); got != c.want {
 			t.Errorf("shellJoin(%q) = %s, want %s", c.args, got, c.want)
 		}
+	}
+}
+
+// TestExperimentRobotHoldout runs the robot experiment end to end on a
+// synthetic robot folder (records of a random passive FIR): with a holdout in
+// the middle of e the linear FIR reports its validation Fit beside e, v1–v3,
+// and --quiet keeps stderr empty.
+func TestExperimentRobotHoldout(t *testing.T) {
+	dir := t.TempDir()
+	g, err := data.PassiveFIR(3, 30, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	var ub, yb strings.Builder
+	ub.WriteString("ue,uv1,uv2,uv3\n")
+	yb.WriteString("ye,yv1,yv2,yv3\n")
+	const T = 1400
+	var us, ys [4][]float64
+	for r := range us {
+		us[r] = make([]float64, T)
+		for i := range us[r] {
+			us[r][i] = rng.NormFloat64()
+		}
+		ys[r] = g.Simulate(us[r])
+	}
+	for i := range T {
+		for r := range us {
+			sep := ","
+			if r == 3 {
+				sep = "\n"
+			}
+			fmt.Fprintf(&ub, "%.17g%s", us[r][i], sep)
+			fmt.Fprintf(&yb, "%.17g%s", ys[r][i], sep)
+		}
+	}
+	for name, s := range map[string]string{"robot_200Hz_u.csv": ub.String(), "robot_200Hz_y.csv": yb.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	code, stdout, stderr := cli(t, "experiment", "robot", "--robot", dir, "--only", "FIR", "--holdout", "0.2",
+		"--holdout-at", "middle", "--workers", "1", "--quiet", "--json", "--out", out)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var rep struct {
+		Robot []struct {
+			Model  string             `json:"model"`
+			Fit    map[string]float64 `json:"fit"`
+			Config string             `json:"config"`
+		} `json:"robot"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Robot) != 1 || rep.Robot[0].Model != "FIR" {
+		t.Fatalf("rows %+v, want one FIR row", rep.Robot)
+	}
+	r := rep.Robot[0]
+	for _, k := range []string{"validation", "e", "v1", "v2", "v3"} {
+		// Noise-free data of a 30-tap passive FIR: the 500-tap passive FIR fits it.
+		if v, ok := r.Fit[k]; !ok || !(v > 95) {
+			t.Errorf("Fit[%s] = %v (present %v), want > 95", k, v, ok)
+		}
+	}
+	if !strings.Contains(r.Config, "without its middle 20%") {
+		t.Errorf("config %q does not describe the middle holdout", r.Config)
+	}
+	if _, err := os.Stat(filepath.Join(out, "robot.json")); err != nil {
+		t.Errorf("report not written: %v", err)
 	}
 }

@@ -57,6 +57,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
 	fs.StringVar(&c.Monitor, "monitor", c.Monitor, "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
 	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
+	fs.IntVar(&c.Skip, "skip", c.Skip, "samples at the start of each training trajectory that are simulated but left out of the loss (the transient of an unknown initial state)")
 	fs.IntVar(&c.ValSkip, "val-skip", c.ValSkip, "samples at the start of each validation trajectory that are simulated but not scored (warm-up or start-up transient)")
 	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the final closed-loop (BPTT) step (0: none)")
 	fs.IntVar(&c.BPTTBatch, "bptt-batch", c.BPTTBatch, "trajectories per BPTT mini-batch")
@@ -110,6 +111,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{!(c.LR > 0) || !finite(c.LR), "lr", c.LR, "a finite number > 0"},
 		{!finite(c.WeightDecay) || c.WeightDecay < 0, "weight-decay", c.WeightDecay, "a finite number ≥ 0"},
 		{!finite(c.Clip) || c.Clip < 0, "clip", c.Clip, "a finite number ≥ 0"},
+		{c.Skip < 0, "skip", c.Skip, "≥ 0"},
 		{c.ValSkip < 0, "val-skip", c.ValSkip, "≥ 0"},
 		{c.BPTTEpochs < 0, "bptt-epochs", c.BPTTEpochs, "≥ 0"},
 		{c.BPTTEpochs > 0 && c.BPTTBatch < 1, "bptt-batch", c.BPTTBatch, "≥ 1"},
@@ -149,7 +151,8 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 		"iters": c.Iters, "epochs": c.Epochs, "patience": c.Patience, "batch": c.Batch, "lr": c.LR,
 		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
 		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
-		"workers": c.Workers, "device": c.Device,
+		"workers": c.Workers, "device": c.Device, "monitor": c.Monitor, "gram-gains": c.GramGains,
+		"skip": c.Skip, "val-skip": c.ValSkip,
 	}
 	for k, v := range extra {
 		m[k] = v
@@ -249,6 +252,10 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 	res, err := trainer.Train(e.ctx, cfg, job.train, job.val)
 	job.prog.finish()
 	out.res, out.seconds = res, time.Since(start).Seconds()
+	if errors.Is(err, trainer.ErrConfig) {
+		// Settings that do not fit the data (e.g. --skip longer than a trajectory): bad usage.
+		return out, usagef("%v", err)
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && e.ctx.Err() == nil {
 		return out, failf("training failed: %v", err)
 	}
