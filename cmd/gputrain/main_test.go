@@ -196,19 +196,80 @@ func TestConfigFile(t *testing.T) {
 	}
 }
 
-func TestOneBatchNoValidation(t *testing.T) {
+// TestFewBatchesValidation: with fewer than five batches and no --val, an
+// NFIR validates on the last 20% of each batch after a lead-in of its memory
+// (the 250-sample MSD batches), a linear FIR and batches too short for the
+// lead-in train without validation; the model is saved in every case.
+func TestFewBatchesValidation(t *testing.T) {
 	dir := t.TempDir()
-	train := genData(t, dir, 1, "1")
-	out := filepath.Join(dir, "m.json")
-	code, stdout, stderr := cli(t, "train", "--data", train, "--branches", "1", "--taps", "5", "--iters", "1", "--epochs", "2", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	train := genData(t, dir, 2, "1")
+	for _, c := range []struct {
+		name  string
+		flags []string
+		note  string
+		val   bool // a validation Fit is reported
+	}{
+		{"nfir", []string{"--branches", "1", "--taps", "5"}, "validating on the last 20% of each batch", true},
+		{"fir", []string{"--branches", "0", "--linear-taps", "5"}, "nothing to select", false},
+		{"memory longer than the head", []string{"--branches", "1", "--taps", "210"}, "training without validation", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, "m.json")
+			args := append([]string{"train", "--data", train, "--iters", "1", "--epochs", "2", "--out", out}, c.flags...)
+			code, stdout, stderr := cli(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, c.note) {
+				t.Errorf("no note %q:\n%s", c.note, stdout)
+			}
+			if got := strings.Contains(stdout, "validation fit"); got != c.val {
+				t.Errorf("validation fit reported %v, want %v:\n%s", got, c.val, stdout)
+			}
+			if _, _, err := model.Load(out); err != nil {
+				t.Error(err)
+			}
+		})
 	}
-	if !strings.Contains(stdout, "without validation") {
-		t.Errorf("no note about the missing validation set:\n%s", stdout)
+}
+
+// TestHoldOutTails: the training part is the first 80% of each batch, the
+// validation part the rest preceded by the lead-in, y_clean cut alike;
+// batches too short for the lead-in are refused.
+func TestHoldOutTails(t *testing.T) {
+	seq := func(n, off int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(off + i)
+		}
+		return x
 	}
-	if _, _, err := model.Load(out); err != nil {
-		t.Error(err)
+	d := &data.Dataset{Name: "d", Batches: []data.Batch{
+		{U: seq(100, 0), Y: seq(100, 1000), YClean: seq(100, 2000)},
+		{U: seq(50, 0), Y: seq(50, 1000), YClean: seq(50, 2000)},
+	}}
+	for _, c := range []struct {
+		lead int
+		ok   bool
+	}{{0, true}, {10, true}, {40, true}, {41, false}} {
+		tr, va, ok := holdOutTails(d, 0.2, c.lead)
+		if ok != c.ok {
+			t.Errorf("lead %d: ok %v, want %v", c.lead, ok, c.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for i, b := range d.Batches {
+			cut := len(b.U) * 4 / 5
+			h, v := tr.Batches[i], va.Batches[i]
+			if len(h.U) != cut || h.Y[cut-1] != b.Y[cut-1] || len(h.YClean) != cut {
+				t.Errorf("lead %d batch %d: training part of %d samples, want %d", c.lead, i, len(h.U), cut)
+			}
+			if len(v.U) != len(b.U)-cut+c.lead || v.U[0] != float64(cut-c.lead) || v.YClean[0] != float64(2000+cut-c.lead) || v.Y[len(v.Y)-1] != b.Y[len(b.Y)-1] {
+				t.Errorf("lead %d batch %d: validation part %v..%v, want from %d to the end", c.lead, i, v.U[0], v.U[len(v.U)-1], cut-c.lead)
+			}
+		}
 	}
 }
 

@@ -223,6 +223,35 @@ func holdOut(d *data.Dataset, seed uint64) (train, val *data.Dataset) {
 	return train, val
 }
 
+// tailFraction is the part of each record held out for validation when the
+// data has too few batches to hold out whole ones.
+const tailFraction = 0.2
+
+// holdOutTails splits every batch of d into its first (1−frac) for training
+// and the rest, preceded by lead samples of the training part, for
+// validation (to be scored after the lead-in, Config.ValSkip = lead, so that
+// the model's memory is warm). ok is false when a batch is too short: its
+// training part must hold at least lead samples and its tail at least one.
+func holdOutTails(d *data.Dataset, frac float64, lead int) (train, val *data.Dataset, ok bool) {
+	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts}
+	val = &data.Dataset{Name: d.Name + fmt.Sprintf(" (last %.0f%% of each batch)", 100*frac), Ts: d.Ts}
+	for _, b := range d.Batches {
+		n := len(b.U)
+		cut := int(float64(n) * (1 - frac))
+		if cut < max(lead, 1) || cut >= n {
+			return nil, nil, false
+		}
+		head := data.Batch{U: b.U[:cut], Y: b.Y[:cut]}
+		tail := data.Batch{U: b.U[cut-lead:], Y: b.Y[cut-lead:]}
+		if b.YClean != nil {
+			head.YClean, tail.YClean = b.YClean[:cut], b.YClean[cut-lead:]
+		}
+		train.Batches = append(train.Batches, head)
+		val.Batches = append(val.Batches, tail)
+	}
+	return train, val, true
+}
+
 // trainJob is one training run with its outputs.
 type trainJob struct {
 	cfg        trainer.Config
@@ -313,7 +342,7 @@ func runTrain(e *env, args []string) error {
 		quiet, jsonOut                                      bool
 	)
 	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat")
-	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5)")
+	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5, else the last 20% of each batch after a lead-in of the model memory)")
 	fs.StringVar(&out, "out", "model.json", "model file to write (atomically)")
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
@@ -358,16 +387,27 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		if valSet, err = readData("val", valPath, opt, mem); err != nil {
 			return err
 		}
-	} else {
-		n := trainSet.Len()
-		trainSet, valSet = holdOut(trainSet, cfg.Seed)
-		if valSet == nil {
-			prog.note("note: %d batch(es) and no --val: training without validation (no early stopping on held-out data); give --val FILE to validate", n)
-		} else {
-			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
-		}
 	}
 	extra := map[string]any{"data": dataPath, "u": uCol, "y": yCol}
+	if valPath == "" {
+		n := trainSet.Len()
+		switch tr, va, ok := holdOutTails(trainSet, tailFraction, mem); {
+		case n >= 5:
+			trainSet, valSet = holdOut(trainSet, cfg.Seed)
+			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
+		case cfg.Structure.Branches == 0:
+			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
+		case ok:
+			// Few records (a single long experiment is common): without held-out
+			// data every choice (early stopping, the best iteration) would be
+			// judged on the training data, which rewards overfitting.
+			trainSet, valSet, cfg.ValSkip = tr, va, mem
+			extra["validation"] = fmt.Sprintf("the last %.0f%% of each batch, scored after a %d-sample lead-in", 100*tailFraction, mem)
+			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, mem)
+		default:
+			prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
+		}
+	}
 	if valPath != "" {
 		extra["val"] = valPath
 	}
