@@ -391,21 +391,23 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	extra := map[string]any{"data": dataPath, "u": uCol, "y": yCol}
 	if valPath == "" {
 		n := trainSet.Len()
-		switch tr, va, ok := holdOutTails(trainSet, tailFraction, mem); {
+		switch {
 		case n >= 5:
 			trainSet, valSet = holdOut(trainSet, cfg.Seed)
 			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
 		case cfg.Structure.Branches == 0:
 			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
-		case ok:
+		default:
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.
+			tr, va, ok := holdOutTails(trainSet, tailFraction, mem)
+			if !ok {
+				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
+				break
+			}
 			trainSet, valSet, cfg.ValSkip = tr, va, mem
-			extra["validation"] = fmt.Sprintf("the last %.0f%% of each batch, scored after a %d-sample lead-in", 100*tailFraction, mem)
 			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, mem)
-		default:
-			prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
 		}
 	}
 	if valPath != "" {
