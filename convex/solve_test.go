@@ -147,6 +147,14 @@ func TestSolveKKTRandom(t *testing.T) {
 			{Offset: 0, Len: 25, Kind: Exact, Rho: 3, Decay: 0.9, Margin: 0.01},
 			{Offset: 30, Len: 25, Kind: Sampled, H: 200, Eps: 0.02},
 		}},
+		// many short Sampled blocks in a large problem: all rows in one solve (allRowsSampled)
+		{"n400-ten-short-sampled", 400, func() []Block {
+			var bl []Block
+			for j := 0; j < 10; j++ {
+				bl = append(bl, Block{Offset: 40 * j, Len: 40, Kind: Sampled, H: 1000, Eps: 0.01, Rho: 10, Decay: 0.95})
+			}
+			return bl
+		}()},
 		{"n200-three", 200, []Block{
 			{Offset: 0, Len: 60, Kind: Sampled, H: 500, Eps: 0.01, Rho: 10, Decay: 0.95},
 			{Offset: 60, Len: 60, Kind: Exact},
@@ -572,4 +580,47 @@ func TestAcceptTol(t *testing.T) {
 			t.Logf("MaxIter %d of %d: merit %.2g", maxIter, full.Iterations, merit)
 		})
 	}
+}
+
+// TestAllRowsSampled: short Sampled blocks keep all their rows when the
+// Newton matrix's factorization dominates an iteration (large n, few short
+// blocks), and run the exchange otherwise; the all-rows path is one round.
+func TestAllRowsSampled(t *testing.T) {
+	short := func(count, l, h int) []Block {
+		var bl []Block
+		for j := 0; j < count; j++ {
+			bl = append(bl, Block{Offset: l * j, Len: l, Kind: Sampled, H: h, Eps: 0.01})
+		}
+		return bl
+	}
+	for _, c := range []struct {
+		name   string
+		n      int
+		blocks []Block
+		want   bool
+	}{
+		{"MSD size: ten 50-tap blocks, H 10000", 500, short(10, 50, 10000), true},
+		{"four 50-tap blocks, H 10000", 200, short(4, 50, 10000), false},
+		{"Table I: one 50-tap block, H 4000", 50, short(1, 50, 4000), false},
+		{"ten 40-tap blocks, H 1000", 400, short(10, 40, 1000), true},
+		{"long blocks only (all rows anyway)", 640, short(10, 64, 10000), false},
+		{"H below the length (exchange)", 500, short(10, 50, 40), false},
+		{"exact blocks", 500, []Block{{Offset: 0, Len: 50, Kind: Exact}}, false},
+	} {
+		p := &Problem{Blocks: c.blocks}
+		if got := allRowsSampled(p, c.n); got != c.want {
+			t.Errorf("%s: allRowsSampled = %v, want %v", c.name, got, c.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	P, b := randProblem(rng, 400, 203)
+	p := &Problem{P: P, B: b, GammaG: 0.1, Blocks: short(10, 40, 1000)}
+	s, err := Solve(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rounds != 1 {
+		t.Errorf("all-rows solve took %d rounds, want 1", s.Rounds)
+	}
+	checkKKT(t, p, s, 1e-8)
 }

@@ -16,7 +16,7 @@ var msd300 = sync.OnceValues(func() (*data.Dataset, error) {
 
 // BenchmarkThetaGStepMSD times one θ_G step of Algorithm 1 at the paper's
 // mass-spring-damper size (300 × 250 samples, m_N = 10 branches of m_G = 50
-// taps, n = 500, random lifting network): Train with K = 1 and no Adam
+// taps, n = 500, random lifting network; also m_N = 4, n = 200): Train with K = 1 and no Adam
 // epochs, so features, gains, the Gram matrix, the constrained solve and the
 // certificate. qp-s/op is the solver's share, iters/op its interior-point
 // iterations (from the step's note).
@@ -25,10 +25,14 @@ func BenchmarkThetaGStepMSD(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []string{"exact", "sampled"} {
-		b.Run(mode, func(b *testing.B) {
+	for _, c := range []struct {
+		mode     string
+		branches int
+	}{{"exact", 10}, {"sampled", 10}, {"sampled", 4}} {
+		b.Run(fmt.Sprintf("%s/m_N=%d", c.mode, c.branches), func(b *testing.B) {
 			cfg := DefaultConfig()
-			cfg.Passivity, cfg.Iters, cfg.Epochs = mode, 1, 0
+			cfg.Passivity, cfg.Iters, cfg.Epochs = c.mode, 1, 0
+			cfg.Structure.Branches = c.branches
 			var qp float64
 			var iters, rounds int
 			cfg.Progress = func(e Event) {
