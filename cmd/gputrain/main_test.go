@@ -688,41 +688,38 @@ func TestExperimentRobotHoldout(t *testing.T) {
 func TestTrainingSettingsAreAConfig(t *testing.T) {
 	dir := t.TempDir()
 	train := genData(t, dir, 1, "1")
+	// training reads the "training" object of a model file.
+	training := func(path string) map[string]any {
+		t.Helper()
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Training map[string]any `json:"training"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		return f.Training
+	}
 	first := filepath.Join(dir, "first.json")
 	mustRun(t, append([]string{"train", "--data", train, "--out", first, "--skip", "3"}, tiny...)...)
-	raw, err := os.ReadFile(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Training map[string]any `json:"training"`
-	}
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatal(err)
-	}
-	if f.Training["skip"] != 3.0 || f.Training["val-skip"] != 10.0 {
-		t.Errorf("stored skip %v, val-skip %v; want 3 and the 10-tap memory", f.Training["skip"], f.Training["val-skip"])
+	before := training(first)
+	if before["skip"] != 3.0 || before["val-skip"] != 10.0 {
+		t.Errorf("stored skip %v, val-skip %v; want 3 and the 10-tap memory", before["skip"], before["val-skip"])
 	}
 	cfgFile := filepath.Join(dir, "settings.yaml")
-	b, _ := json.Marshal(f.Training) // YAML reads JSON
+	b, _ := json.Marshal(before) // YAML reads JSON
 	if err := os.WriteFile(cfgFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	second := filepath.Join(dir, "second.json")
 	mustRun(t, "train", "--config", cfgFile, "--out", second, "--quiet")
-	raw2, err := os.ReadFile(second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g struct {
-		Training map[string]any `json:"training"`
-	}
-	if err := json.Unmarshal(raw2, &g); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range f.Training {
-		if fmt.Sprint(g.Training[k]) != fmt.Sprint(v) {
-			t.Errorf("setting %s: %v after the round trip, %v before", k, g.Training[k], v)
+	after := training(second)
+	for k, v := range before {
+		if fmt.Sprint(after[k]) != fmt.Sprint(v) {
+			t.Errorf("setting %s: %v after the round trip, %v before", k, after[k], v)
 		}
 	}
 }
