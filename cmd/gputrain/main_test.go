@@ -207,11 +207,13 @@ func TestFewBatchesValidation(t *testing.T) {
 		name  string
 		flags []string
 		note  string
-		val   bool // a validation Fit is reported
+		val   bool    // a validation Fit is reported
+		skip  float64 // the stored val-skip (0: not checked)
 	}{
-		{"nfir", []string{"--branches", "1", "--taps", "5"}, "validating on the last 20% of each batch", true},
-		{"fir", []string{"--branches", "0", "--linear-taps", "5"}, "nothing to select", false},
-		{"memory longer than the head", []string{"--branches", "1", "--taps", "210"}, "training without validation", false},
+		{"nfir", []string{"--branches", "1", "--taps", "5"}, "validating on the last 20% of each batch", true, 5},
+		{"nfir, longer --val-skip kept", []string{"--branches", "1", "--taps", "5", "--val-skip", "30"}, "validating on the last 20% of each batch", true, 30},
+		{"fir", []string{"--branches", "0", "--linear-taps", "5"}, "nothing to select", false, 0},
+		{"memory longer than the head", []string{"--branches", "1", "--taps", "210"}, "training without validation", false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "m.json")
@@ -228,6 +230,9 @@ func TestFewBatchesValidation(t *testing.T) {
 			}
 			if _, _, err := model.Load(out); err != nil {
 				t.Error(err)
+			}
+			if got := storedTraining(t, out)["val-skip"]; c.skip > 0 && got != c.skip {
+				t.Errorf("stored val-skip %v, want %v", got, c.skip)
 			}
 		})
 	}
@@ -688,24 +693,9 @@ func TestExperimentRobotHoldout(t *testing.T) {
 func TestTrainingSettingsAreAConfig(t *testing.T) {
 	dir := t.TempDir()
 	train := genData(t, dir, 1, "1")
-	// training reads the "training" object of a model file.
-	training := func(path string) map[string]any {
-		t.Helper()
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f struct {
-			Training map[string]any `json:"training"`
-		}
-		if err := json.Unmarshal(raw, &f); err != nil {
-			t.Fatal(err)
-		}
-		return f.Training
-	}
 	first := filepath.Join(dir, "first.json")
 	mustRun(t, append([]string{"train", "--data", train, "--out", first, "--skip", "3"}, tiny...)...)
-	before := training(first)
+	before := storedTraining(t, first)
 	if before["skip"] != 3.0 || before["val-skip"] != 10.0 {
 		t.Errorf("stored skip %v, val-skip %v; want 3 and the 10-tap memory", before["skip"], before["val-skip"])
 	}
@@ -716,10 +706,26 @@ func TestTrainingSettingsAreAConfig(t *testing.T) {
 	}
 	second := filepath.Join(dir, "second.json")
 	mustRun(t, "train", "--config", cfgFile, "--out", second, "--quiet")
-	after := training(second)
+	after := storedTraining(t, second)
 	for k, v := range before {
 		if fmt.Sprint(after[k]) != fmt.Sprint(v) {
 			t.Errorf("setting %s: %v after the round trip, %v before", k, after[k], v)
 		}
 	}
+}
+
+// storedTraining reads the "training" object of a model file.
+func storedTraining(t *testing.T, path string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Training map[string]any `json:"training"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Training
 }

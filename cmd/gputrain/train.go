@@ -406,7 +406,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
 				break
 			}
-			trainSet, valSet, cfg.ValSkip = tr, va, mem
+			// The lead-in is never scored; a longer --val-skip is kept.
+			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, mem)
 			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, mem)
 		}
 	}
