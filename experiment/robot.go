@@ -34,11 +34,10 @@ const RobotSkip = 49
 // paper's θ_G step, and with the authors' released settings; and the members
 // of RobotAverage. (REN is a baseline with its own RobotRENConfig.)
 func RobotConfigs(o Options) map[string]trainer.Config {
-	fir := trainer.DefaultConfig()
-	fir.Structure = model.Structure{LinearTaps: 500}
-	fir.Rho, fir.Decay = 0, 0 // 500 taps at 200 Hz: the paper's decay rate would cut the response at ~0.3 s
-	fir.GammaG = 10
-	nf := fir
+	fir := RobotFIRConfig(o)
+	nf := trainer.DefaultConfig()
+	nf.Rho, nf.Decay = 0, 0 // 500 taps at 200 Hz: the MSD decay rate 0.93 would cut the response at ~0.3 s
+	nf.GammaG = 10
 	// Exact mode's exchange method does not converge at n = 2000 within its
 	// iteration limit (docs/BENCHMARKS.md); the paper's sampled constraints
 	// do, and every result is still certified (a failing FIR would be
@@ -61,8 +60,31 @@ func RobotConfigs(o Options) map[string]trainer.Config {
 	code := RobotPaperCodeConfig(o)
 	avg := code // the members of the averaged model: no Adam step (K = 1), short branch filters
 	avg.Iters = 1
+	// The averaged model was selected (session 6) before the released
+	// code's skip, ε convention and initialization were matched here; it
+	// keeps the settings it was validated with.
+	avg.Skip, avg.Eps, avg.Init = 0, 5e-3, "glorot"
 	avg.Structure.Taps, avg.Structure.R1, avg.Structure.R2 = 100, 20, 20
 	return map[string]trainer.Config{"FIR": fir, "NFIR": nf, "NFIR(paper θG)": paper, "NFIR(paper code)": code, RobotAverage: avg}
+}
+
+// RobotFIRConfig returns the linear FIR of Table II with the settings of the
+// authors' released code (Exp2/Other_models_in_Exp2/Exp2_FIR.py and the
+// defaults of its θ_G step): 500 taps, ridge weight γ_G = 1 on the sum of
+// squared errors in the data's own units, decay bounds |g(k)| ≤ 100·0.99^k,
+// Re G ≥ 5e-3 on H = 15000 sampled frequencies (ε = 1e-2 in the 2cos
+// convention), and the first 50 samples left out of the loss. Its optimum is
+// unique, so it is a check of the data and of the solver against the paper:
+// it reproduces the paper's FIR row (85.19 / 85.54 / 47.60 / 86.17) to the
+// printed digits (TestRobotFIRMatchesPaper).
+func RobotFIRConfig(o Options) trainer.Config {
+	c := trainer.DefaultConfig()
+	c.Structure = model.Structure{LinearTaps: 500}
+	c.Passivity, c.H, c.Eps = "sampled", 15000, 1e-2
+	c.Rho, c.Decay, c.GammaG = 100, 0.99, 1
+	c.Skip = 50
+	c.Seed, c.Workers = o.Seed, o.Workers
+	return c
 }
 
 // RobotAverage names the averaged robot model: the mean of RobotMembers
@@ -86,18 +108,27 @@ const RobotMembers = 10
 // paper's text only summarizes as "stronger regularization": γ_G = 20 on the
 // sum of squared errors, AdamW with learning rate 1e-3, weight decay 5 and
 // gradient clip 5, one trajectory a step, 20 epochs per θ_N step (no early
-// stopping), decay bounds |g(k)| ≤ 100·0.99^k, sampled constraints with
-// ε = 5e-3 on H = 15000, the θ_G gains from the measured output. Its heavy
-// weight decay keeps the lifting network near its random start: 80 Adam steps
-// in all shrink the weights by about a third.
+// stopping), decay bounds |g(k)| ≤ 100·0.99^k, Re G ≥ 5e-3 on H = 15000
+// sampled frequencies (ε = 1e-2 in our 2cos convention), the θ_G gains from
+// the measured output, the first 50 samples left out of every loss, and
+// PyTorch's default initialization of the lifting network (Init "fan-in").
+// Its heavy weight decay keeps the lifting network near its random start:
+// 80 Adam steps in all shrink the weights by about a third.
+//
+// Differences that remain: the code's lifting network sees u(t−150..t) and
+// y(t−151..t−1), 151 samples each (R1 = R2 = 150 here, as in the paper's
+// text), repeats u(0) before the record starts where this engine uses
+// zeros, and keeps its last iterate where this engine keeps the iterate
+// that scores best on the training record.
 func RobotPaperCodeConfig(o Options) trainer.Config {
 	c := trainer.DefaultConfig()
 	c.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500}
-	c.Passivity, c.H, c.Eps = "sampled", 15000, 5e-3
+	c.Passivity, c.H, c.Eps = "sampled", 15000, 1e-2
 	c.Rho, c.Decay, c.GammaG = 100, 0.99, 20
 	c.Iters, c.Batch, c.LR, c.WeightDecay, c.Clip = 4, 1, 1e-3, 5, 5
 	c.Epochs, c.Patience = 20, 0
 	c.GramGains = "data"
+	c.Skip, c.Init = 50, "fan-in"
 	c.Seed, c.Workers = o.Seed, o.Workers
 	return c
 }
@@ -238,6 +269,12 @@ func robotRow(ctx context.Context, o Options, name string, cfg trainer.Config, m
 	}
 	if cfg.Rho > 0 {
 		row.Config += fmt.Sprintf(" decay-bounds=%g·%g^k", cfg.Rho, cfg.Decay)
+	}
+	if cfg.Skip > 0 {
+		row.Config += fmt.Sprintf(" skip=%d", cfg.Skip)
+	}
+	if cfg.Init != "" && st.Branches > 0 {
+		row.Config += " init=" + cfg.Init
 	}
 	if st.Feedback && st.Branches > 0 {
 		row.Config += " θ_G-gains=" + cfg.GramGains

@@ -304,3 +304,49 @@ func TestFlatten(t *testing.T) {
 		t.Error("short θ accepted")
 	}
 }
+
+// TestInit checks both random initializations against their distributions:
+// every draw within its bound, the sample variance of each layer's weights
+// near bound²/3 (uniform), and zero (Glorot) or non-zero (fan-in) biases.
+func TestInit(t *testing.T) {
+	sizes := []int{302, 8, 8, 3} // the paper's robot lifting network: 2·151 features, 8×8, 3 branches
+	for _, c := range []struct {
+		name   string
+		init   func(*MLP, *rand.Rand)
+		bound  func(in, out int) float64
+		biases bool
+	}{
+		{"glorot", (*MLP).InitXavier, func(in, out int) float64 { return math.Sqrt(6 / float64(in+out)) }, false},
+		{"fan-in", (*MLP).InitFanIn, func(in, out int) float64 { return 1 / math.Sqrt(float64(in)) }, true},
+	} {
+		m := NewMLP(sizes...)
+		c.init(&m, rand.New(rand.NewPCG(7, 8)))
+		for l := range m.W {
+			a := c.bound(sizes[l], sizes[l+1])
+			v := 0.0
+			for _, w := range m.W[l] {
+				if math.Abs(w) > a {
+					t.Fatalf("%s layer %d: weight %g outside ±%g", c.name, l, w, a)
+				}
+				v += w * w
+			}
+			v /= float64(len(m.W[l]))
+			// The variance of a mean of n draws of w² (variance 4a⁴/45) has sd a²·0.3/√n.
+			if tol := 4 * a * a * 0.3 / math.Sqrt(float64(len(m.W[l]))); math.Abs(v-a*a/3) > tol {
+				t.Errorf("%s layer %d: weight variance %g, want %g ± %g", c.name, l, v, a*a/3, tol)
+			}
+			zero := 0
+			for _, b := range m.B[l] {
+				if math.Abs(b) > 1/math.Sqrt(float64(sizes[l])) {
+					t.Fatalf("%s layer %d: bias %g outside ±1/√fan_in", c.name, l, b)
+				}
+				if b == 0 {
+					zero++
+				}
+			}
+			if c.biases && zero > 0 || !c.biases && zero != len(m.B[l]) {
+				t.Errorf("%s layer %d: %d of %d biases zero", c.name, l, zero, len(m.B[l]))
+			}
+		}
+	}
+}

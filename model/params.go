@@ -43,6 +43,24 @@ func (m *MLP) InitXavier(rng *rand.Rand) {
 	}
 }
 
+// InitFanIn draws every weight and bias of layer l from the uniform
+// distribution on ±1/√fan_in, fan_in = Sizes[l]: PyTorch's default for
+// nn.Linear, which the paper's released code uses. Against InitXavier its
+// weights are smaller on wide inputs and its biases are not zero, so a
+// random network's outputs n_j(t) vary less over time and carry a random
+// offset per branch.
+func (m *MLP) InitFanIn(rng *rand.Rand) {
+	for l := range m.W {
+		a := 1 / math.Sqrt(float64(m.Sizes[l]))
+		for i := range m.W[l] {
+			m.W[l][i] = a * (2*rng.Float64() - 1)
+		}
+		for i := range m.B[l] {
+			m.B[l][i] = a * (2*rng.Float64() - 1)
+		}
+	}
+}
+
 // RandomPassive returns an operator of structure s with random lifting
 // weights and random passive taps: each FIR is diagonally dominant,
 // g(0) ≥ Σ_{k≥1} |g(k)|, so Re G(e^{iω}) ≥ g(0) − Σ|g(k)| ≥ 0 at every

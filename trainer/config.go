@@ -66,6 +66,12 @@ type Config struct {
 	BPTTClip     float64 `json:"bptt_clip"`
 	BPTTPatience int     `json:"bptt_patience"`
 
+	// Init is the lifting network's random initialization: "glorot"
+	// (Glorot uniform weights, zero biases; the default) or "fan-in"
+	// (weights and biases uniform on ±1/√fan_in, PyTorch's nn.Linear
+	// default, which the paper's released code uses). "" means "glorot".
+	Init string `json:"init,omitempty"`
+
 	Seed    uint64 `json:"seed"`
 	Workers int    `json:"workers"` // 0: GOMAXPROCS
 	Device  string `json:"device"`  // cpu or cuda
@@ -139,6 +145,11 @@ func (c *Config) Check() error {
 	case "", "closed", "open":
 	default:
 		return bad("monitor %q: want closed or open", c.Monitor)
+	}
+	switch c.Init {
+	case "", "glorot", "fan-in":
+	default:
+		return bad("init %q: want glorot or fan-in", c.Init)
 	}
 	switch c.GramGains {
 	case "", "data", "closed", "auto":

@@ -114,7 +114,11 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	s.m.UScaler = data.FitScaler(us...)
 	s.m.QScaler = data.FitScaler(ys...)
 	if cfg.Structure.Branches > 0 {
-		s.m.Lift.InitXavier(s.rng)
+		if cfg.Init == "fan-in" {
+			s.m.Lift.InitFanIn(s.rng)
+		} else {
+			s.m.Lift.InitXavier(s.rng)
+		}
 	}
 	s.theta = s.m.Lift.Flatten()
 	if s.train, err = s.prepare(train, cfg.Skip); err != nil {

@@ -41,6 +41,7 @@ func TestConfigCheck(t *testing.T) {
 		func(c *Config) { c.Device = "tpu" },
 		func(c *Config) { c.ValSkip = -1 },
 		func(c *Config) { c.Skip = -1 },
+		func(c *Config) { c.Init = "he" },
 	}
 	for i, f := range bad {
 		c := DefaultConfig()
@@ -194,6 +195,34 @@ func TestDeterministic(t *testing.T) {
 	for i := range a.Model.G {
 		if a.Model.G[i] != b.Model.G[i] {
 			t.Fatalf("θ_G[%d] differs between runs", i)
+		}
+	}
+}
+
+// TestInitChoice: with no Adam epochs the returned lifting network is the
+// initial one, so its biases show which initialization Config.Init chose:
+// all zero for Glorot (the default), none zero for fan-in.
+func TestInitChoice(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 2, R2: 2, Hidden: []int{5}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(3, 3)))
+	train := simulate(truth, 4, 60, 5)
+	for _, c := range []struct {
+		init     string
+		nonZeros bool
+	}{{"", false}, {"glorot", false}, {"fan-in", true}} {
+		cfg := DefaultConfig()
+		cfg.Structure, cfg.Init = st, c.init
+		cfg.Iters, cfg.Epochs, cfg.Workers = 1, 0, 1
+		res, err := Train(context.Background(), cfg, train, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l, b := range res.Model.Lift.B {
+			for i, v := range b {
+				if (v != 0) != c.nonZeros {
+					t.Errorf("init %q: bias %d of layer %d is %g", c.init, i, l, v)
+				}
+			}
 		}
 	}
 }

@@ -385,6 +385,7 @@ func TestBadInput(t *testing.T) {
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
 		{"skip -1", trainArgs("--skip", "-1"), "--skip -1"},
+		{"init bogus", trainArgs("--init", "he"), "--init \"he\""},
 		{"skip too long", trainArgs("--skip", "100000"), "not more than skip"},
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},

@@ -64,6 +64,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
 	fs.Float64Var(&c.BPTTLR, "bptt-lr", c.BPTTLR, "peak learning rate of the BPTT step")
 	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
+	fs.StringVar(&c.Init, "init", "glorot", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
 	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags nfircuda)")
@@ -105,6 +106,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
 		{c.Monitor != "open" && c.Monitor != "closed", "monitor", fmt.Sprintf("%q", c.Monitor), "open or closed"},
 		{!slices.Contains([]string{"data", "closed", "auto"}, c.GramGains), "gram-gains", fmt.Sprintf("%q", c.GramGains), "data, closed or auto"},
+		{c.Init != "glorot" && c.Init != "fan-in", "init", fmt.Sprintf("%q", c.Init), "glorot or fan-in"},
 		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
 		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
 		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
@@ -140,6 +142,14 @@ func (h *hyper) resolve() (trainer.Config, error) {
 	return c, nil
 }
 
+// orGlorot names the default initialization, which trainer.Config spells "".
+func orGlorot(init string) string {
+	if init == "" {
+		return "glorot"
+	}
+	return init
+}
+
 // settings is the training configuration as JSON keyed by flag names: it is
 // stored as the model file's "training" object, and is itself a valid
 // --config file (YAML reads JSON).
@@ -152,7 +162,7 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
 		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
 		"workers": c.Workers, "device": c.Device, "monitor": c.Monitor, "gram-gains": c.GramGains,
-		"skip": c.Skip, "val-skip": c.ValSkip,
+		"skip": c.Skip, "val-skip": c.ValSkip, "init": orGlorot(c.Init),
 	}
 	for k, v := range extra {
 		m[k] = v
