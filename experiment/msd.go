@@ -40,6 +40,11 @@ type Options struct {
 	// NFIR model is trained with; every seed gets its own row, and with more
 	// than one a row of per-record medians follows (0 or 1: one seed).
 	Seeds int
+	// Members, when > 0, trains every robot NFIR model as the mean of this
+	// many members (trainer.Config.Members; seeds Seed, Seed+1, …, and the
+	// next block of seeds for each further --seeds run), merged into one
+	// NFIR (0: one model, and RobotMembers for RobotAverage).
+	Members int
 	// Only restricts the run to the named models (nil: all).
 	Only []string
 	// Log receives one line per stage (nil: silent).

@@ -189,6 +189,11 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 			members := 1
 			if name == RobotAverage {
 				members = RobotMembers
+			}
+			if o.Members > 0 && cfg.Structure.Branches > 0 {
+				members = o.Members
+			}
+			if members > 1 {
 				cfg.Seed = o.Seed + uint64(k*members)
 				label = fmt.Sprintf("%s of %d (seeds %d–%d)", name, members, cfg.Seed, cfg.Seed+uint64(members)-1)
 			}
@@ -224,20 +229,12 @@ func robotRow(ctx context.Context, o Options, name string, cfg trainer.Config, m
 	} else {
 		cfg.ValSkip = RobotSkip // select on the samples the paper scores
 	}
-	var ms []*model.NFIR
-	for i := range members {
-		c := cfg
-		c.Seed += uint64(i)
-		res, err := trainer.Train(ctx, o.withProgress(name, c), fit, val)
-		if err != nil {
-			return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)
-		}
-		ms = append(ms, res.Model)
-	}
-	m, err := model.Average(ms...)
+	cfg.Members = members
+	res, err := trainer.Train(ctx, o.withProgress(name, cfg), fit, val)
 	if err != nil {
 		return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)
 	}
+	m := res.Model
 	cert, err := m.Certify()
 	if err != nil {
 		return RobotRow{}, fmt.Errorf("experiment: robot %s: %w", name, err)

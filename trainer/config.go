@@ -72,6 +72,14 @@ type Config struct {
 	// default, which the paper's released code uses). "" means "glorot".
 	Init string `json:"init,omitempty"`
 
+	// Members > 1 trains that many models with the seeds Seed, Seed+1, …
+	// (everything else equal) and returns their mean as one NFIR
+	// (model.Average: the members' branches side by side, each FIR divided
+	// by Members, so the mean of passive members is passive). Averaging
+	// lowers the variance that the random initialization of the lifting
+	// network leaves in the result. 0 or 1: one model.
+	Members int `json:"members,omitempty"`
+
 	Seed    uint64 `json:"seed"`
 	Workers int    `json:"workers"` // 0: GOMAXPROCS
 	Device  string `json:"device"`  // cpu or cuda
@@ -140,6 +148,11 @@ func (c *Config) Check() error {
 		return bad("skip and val-skip must be ≥ 0, have %d and %d", c.Skip, c.ValSkip)
 	case c.Workers < 0:
 		return bad("workers must be ≥ 0")
+	case c.Members < 0:
+		return bad("members must be ≥ 0, have %d", c.Members)
+	case c.Members > 1 && c.Structure.Branches == 0:
+		// Nothing random: every member would be the same convex solve.
+		return bad("members %d of a linear FIR (no branches): its taps are one convex solve with nothing random to average over", c.Members)
 	}
 	switch c.Monitor {
 	case "", "closed", "open":
@@ -175,11 +188,19 @@ type Event struct {
 	ValFit   float64       `json:"val_fit"`   // validation Fit %: aggregate of the monitored error for adam and bptt, closed-loop median for eval
 	Elapsed  time.Duration `json:"elapsed"`
 	Note     string        `json:"note,omitempty"`
+	// Member numbers the member (1..Members) an event belongs to when
+	// Config.Members > 1; 0 for single models and for the ensemble's own
+	// final event.
+	Member  int `json:"member,omitempty"`
+	Members int `json:"members,omitempty"`
 }
 
 // String formats the event as one progress line.
 func (e Event) String() string {
 	s := fmt.Sprintf("%-7s iter %d", e.Stage, e.Iter+1)
+	if e.Member > 0 {
+		s = fmt.Sprintf("%-7s member %d/%d iter %d", e.Stage, e.Member, e.Members, e.Iter+1)
+	}
 	if e.Epochs > 0 {
 		s += fmt.Sprintf(" epoch %4d/%d", e.Epoch+1, e.Epochs)
 	}

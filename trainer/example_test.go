@@ -79,3 +79,29 @@ func ExampleConfig_skip() {
 	// skip  0: taps within 1e-6 of the truth: false
 	// skip 19: taps within 1e-6 of the truth: true
 }
+
+// Members trains several seeds and returns their mean as one NFIR whose
+// branches are the members' side by side, each FIR divided by the number of
+// members: still an NFIR, still passive, and certified as one model.
+func ExampleConfig_members() {
+	train, err := data.GenerateMSD(data.MSDConfig{Batches: 12, Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	val, err := data.GenerateMSD(data.MSDConfig{Batches: 4, Seed: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := trainer.DefaultConfig()
+	cfg.Structure.Branches, cfg.Iters, cfg.Epochs, cfg.Workers = 3, 1, 20, 1
+	cfg.Members = 4 // seeds 1, 2, 3, 4
+	res, err := trainer.Train(context.Background(), cfg, train, val)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("branches:", res.Model.Branches)
+	fmt.Println("certified passive:", res.Cert.Passive)
+	// Output:
+	// branches: 12
+	// certified passive: true
+}

@@ -70,10 +70,20 @@ type traj struct {
 // Train runs Algorithm 1 on train, keeping the model with the best median
 // closed-loop Fit on val (val may be nil: then the last model is kept). When
 // ctx is cancelled it returns the best model so far together with ctx.Err().
+// With cfg.Members > 1 it trains the members one after another and returns
+// their mean (see Config.Members).
 func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	if cfg.Members > 1 {
+		return trainMembers(ctx, cfg, train, val)
+	}
+	return trainOne(ctx, cfg, train, val)
+}
+
+// trainOne is Train for one model; cfg has been checked.
+func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
 	if train == nil || len(train.Batches) == 0 {
 		return nil, fmt.Errorf("%w: no training data", ErrConfig)
 	}

@@ -28,6 +28,7 @@ func runExperiment(e *env, args []string) error {
 	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out to validate every model (each then trains without it), scored after a lead-in of the model's longest memory (0: the paper's protocol)")
 	fs.StringVar(&o.HoldoutAt, "holdout-at", "end", "robot: where the --holdout part of e lies: end or middle (the two folds of a two-fold cross-validation)")
 	fs.IntVar(&o.Seeds, "seeds", 1, "robot: train each NFIR model with this many seeds (--seed, --seed+1, …), one row each plus their median")
+	fs.IntVar(&o.Members, "members", 0, "robot: train every NFIR model as the mean of this many members (seeds --seed, --seed+1, …), merged into one passive NFIR (0: one model, and 10 for \"NFIR average\")")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
 	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
@@ -42,7 +43,8 @@ func runExperiment(e *env, args []string) error {
 Test data is never used for any choice: model selection uses validation batches only.`,
 		example: `gputrain experiment msd --only FIR,FB
 gputrain experiment robot --robot ../shared/data/robot
-gputrain experiment robot --only "NFIR(paper code)" --seeds 5`,
+gputrain experiment robot --only "NFIR(paper code)" --seeds 5
+gputrain experiment robot --only "NFIR(paper code)" --members 5 --holdout 0.2 --holdout-at middle`,
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(e, fs, spec, args); err != nil {
@@ -69,6 +71,9 @@ gputrain experiment robot --only "NFIR(paper code)" --seeds 5`,
 	}
 	if o.Seeds < 1 || o.Seeds > 1000 {
 		return usagef("--seeds %d: want 1 to 1000", o.Seeds)
+	}
+	if o.Members < 0 || o.Members > 1000 {
+		return usagef("--members %d: want 0 to 1000", o.Members)
 	}
 	if quick {
 		o.Batches, o.Epochs, o.Patience, o.BPTTEpochs = 30, 20, 10, 5

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -386,8 +387,11 @@ func TestBadInput(t *testing.T) {
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
 		{"skip -1", trainArgs("--skip", "-1"), "--skip -1"},
 		{"init bogus", trainArgs("--init", "he"), "--init \"he\""},
+		{"members 0", trainArgs("--members", "0"), "--members 0"},
+		{"members of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--members", "3"), "--members 3"},
 		{"skip too long", trainArgs("--skip", "100000"), "not more than skip"},
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
+		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
 		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
@@ -695,8 +699,11 @@ func TestTrainingSettingsAreAConfig(t *testing.T) {
 	dir := t.TempDir()
 	train := genData(t, dir, 1, "1")
 	first := filepath.Join(dir, "first.json")
-	mustRun(t, append([]string{"train", "--data", train, "--out", first, "--skip", "3"}, tiny...)...)
+	mustRun(t, append([]string{"train", "--data", train, "--out", first, "--skip", "3", "--members", "2"}, tiny...)...)
 	before := storedTraining(t, first)
+	if before["members"] != 2.0 {
+		t.Errorf("stored members %v, want 2", before["members"])
+	}
 	if before["skip"] != 3.0 || before["val-skip"] != 10.0 {
 		t.Errorf("stored skip %v, val-skip %v; want 3 and the 10-tap memory", before["skip"], before["val-skip"])
 	}
@@ -729,4 +736,38 @@ func storedTraining(t *testing.T, path string) map[string]any {
 		t.Fatal(err)
 	}
 	return f.Training
+}
+
+// TestMembers: --members 3 saves one passive NFIR with three times the
+// branches, reports each member's progress and the merged model's
+// validation Fit, and eval scores the saved model at that Fit.
+func TestMembers(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 6, "1")
+	val := genData(t, dir, 3, "2")
+	path := filepath.Join(dir, "avg.json")
+	args := []string{"train", "--data", train, "--val", val, "--out", path, "--members", "3", "--branches", "2", "--taps", "10", "--iters", "1", "--epochs", "3"}
+	out := mustRun(t, args...)
+	for m := 1; m <= 3; m++ {
+		if !strings.Contains(out, fmt.Sprintf("member %d/3 iter 1/1", m)) {
+			t.Errorf("no progress of member %d:\n%s", m, out)
+		}
+	}
+	m, _, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Branches != 6 {
+		t.Errorf("saved %d branches, want 3 members × 2", m.Branches)
+	}
+	res := decode(t, mustRun(t, append(args, "--quiet", "--json")...))
+	cert := res["certificate"].(map[string]any)
+	if cert["passive"] != true {
+		t.Errorf("certificate %v", cert)
+	}
+	ev := decode(t, mustRun(t, "eval", "--model", path, "--data", val, "--json", "--skip", "0"))
+	got := ev["fit"].(map[string]any)["closed_loop"].(map[string]any)["median"].(float64)
+	if want := res["best_val_fit"].(float64); math.Abs(got-want) > 1e-9 {
+		t.Errorf("eval of the saved mean: median Fit %g, train reported %g", got, want)
+	}
 }

@@ -70,12 +70,17 @@ func fitText(f float64) string {
 	return fmt.Sprintf("%6.2f%%", f)
 }
 
-// iterText numbers iterations from 1 (the trainer's Event counts from 0).
+// iterText numbers iterations from 1 (the trainer's Event counts from 0),
+// after the member of an averaged model (--members) when there is one.
 func (p *progress) iterText(ev trainer.Event) string {
+	s := fmt.Sprintf("iter %d", ev.Iter+1)
 	if p.iters > 0 {
-		return fmt.Sprintf("iter %d/%d", ev.Iter+1, p.iters)
+		s = fmt.Sprintf("iter %d/%d", ev.Iter+1, p.iters)
 	}
-	return fmt.Sprintf("iter %d", ev.Iter+1)
+	if ev.Member > 0 {
+		s = fmt.Sprintf("member %d/%d %s", ev.Member, ev.Members, s)
+	}
+	return s
 }
 
 func (p *progress) event(ev trainer.Event) {
@@ -100,7 +105,7 @@ func (p *progress) event(ev trainer.Event) {
 		}
 		return
 	}
-	key := fmt.Sprintf("%s/%d", ev.Stage, ev.Iter)
+	key := fmt.Sprintf("%d/%s/%d", ev.Member, ev.Stage, ev.Iter)
 	newStage := key != p.lastKey
 	last := ev.Epochs > 0 && ev.Epoch+1 >= ev.Epochs
 	if !newStage && !last && ev.Epochs > 0 && time.Since(p.lastDraw) < 100*time.Millisecond {

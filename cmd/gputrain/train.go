@@ -19,7 +19,7 @@ import (
 	"github.com/passivenfir/gputrain/trainer"
 )
 
-// hyper binds the hyper-parameter flags shared by train and demo to a
+// hyper binds the hyper-parameter flags of train to a
 // trainer.Config whose values are the flag defaults (trainer.DefaultConfig).
 type hyper struct {
 	fs         *flag.FlagSet
@@ -66,6 +66,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
 	fs.StringVar(&c.Init, "init", "glorot", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
+	fs.IntVar(&c.Members, "members", 1, "train this many models with the seeds --seed, --seed+1, … and save their mean as one passive NFIR (their branches side by side, each FIR divided by the number of members): less of the variance the random initialization leaves")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
 	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	return h
@@ -121,6 +122,8 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{c.BPTTEpochs > 0 && (!(c.BPTTLR > 0) || !finite(c.BPTTLR)), "bptt-lr", c.BPTTLR, "a finite number > 0"},
 		{!finite(c.BPTTClip) || c.BPTTClip < 0, "bptt-clip", c.BPTTClip, "a finite number ≥ 0"},
 		{c.Workers < 0, "workers", c.Workers, "≥ 0 (0: one per CPU)"},
+		{c.Members < 1, "members", c.Members, "≥ 1"},
+		{c.Members > 1 && s.Branches == 0, "members", c.Members, "1 for a linear FIR (--branches 0), one convex solve with nothing random to average"},
 		{c.Device != "cpu" && c.Device != "cuda", "device", fmt.Sprintf("%q", c.Device), "cpu or cuda"},
 	} {
 		if k.bad {
@@ -163,6 +166,7 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
 		"workers": c.Workers, "device": c.Device, "monitor": c.Monitor, "gram-gains": c.GramGains,
 		"skip": c.Skip, "val-skip": c.ValSkip, "init": orGlorot(c.Init),
+		"members": max(c.Members, 1),
 	}
 	for k, v := range extra {
 		m[k] = v

@@ -1,0 +1,118 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/passivenfir/gputrain/model"
+)
+
+// TestMembers: Members = S returns model.Average of the S models that Train
+// gives for the seeds Seed..Seed+S−1 one by one (the same simulated output),
+// passive, with BestValFit the merged model's closed-loop validation Fit, and
+// with every progress event tagged by its member.
+func TestMembers(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 2, R2: 2, Hidden: []int{3}, Feedback: true, LinearTaps: 4}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(5, 6)))
+	train := simulate(truth, 8, 60, 7)
+	val := simulate(truth, 3, 60, 8)
+	for _, c := range []struct {
+		members int
+		valSkip int
+	}{{2, 0}, {3, 10}} {
+		cfg := DefaultConfig()
+		cfg.Structure = st
+		cfg.Iters, cfg.Epochs, cfg.Workers, cfg.Seed, cfg.ValSkip = 2, 4, 1, 11, c.valSkip
+		var singles []*model.NFIR
+		for i := range c.members {
+			one := cfg
+			one.Seed += uint64(i)
+			res, err := Train(context.Background(), one, train, val)
+			if err != nil {
+				t.Fatal(err)
+			}
+			singles = append(singles, res.Model)
+		}
+		want, err := model.Average(singles...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []Event
+		cfg.Members = c.members
+		cfg.Progress = func(e Event) { events = append(events, e) }
+		res, err := Train(context.Background(), cfg, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Model.Branches != c.members*st.Branches || !res.Cert.Passive {
+			t.Fatalf("members %d: %d branches, passive %v", c.members, res.Model.Branches, res.Cert.Passive)
+		}
+		u := val.Batches[0].U
+		yw, _ := want.Simulate(u)
+		yg, _ := res.Model.Simulate(u)
+		for k := range yw {
+			if math.Abs(yw[k]-yg[k]) > 1e-12*(1+math.Abs(yw[k])) {
+				t.Fatalf("members %d: y[%d] = %g, the average of separately trained members gives %g", c.members, k, yg[k], yw[k])
+			}
+		}
+		ev, err := Evaluate(res.Model, val, c.valSkip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(ev.ClosedLoop.Median-res.BestValFit) > 1e-9 {
+			t.Errorf("members %d: BestValFit %g, Evaluate gives %g", c.members, res.BestValFit, ev.ClosedLoop.Median)
+		}
+		last := events[len(events)-1]
+		if last.Stage != "done" || last.Member != 0 || math.Abs(last.ValFit-res.BestValFit) > 1e-12 {
+			t.Errorf("members %d: last event %+v, want the ensemble's done with ValFit %g", c.members, last, res.BestValFit)
+		}
+		seen := map[int]bool{}
+		for i, e := range events[:len(events)-1] {
+			if e.Member < 1 || e.Member > c.members || e.Members != c.members {
+				t.Fatalf("members %d: event %d tagged member %d of %d", c.members, i, e.Member, e.Members)
+			}
+			if i > 0 && (e.Member < events[i-1].Member || e.Elapsed < events[i-1].Elapsed) {
+				t.Fatalf("members %d: event %d (member %d, %v) after member %d at %v", c.members, i, e.Member, e.Elapsed, events[i-1].Member, events[i-1].Elapsed)
+			}
+			seen[e.Member] = true
+		}
+		var notDone int // the history, as a single model's, holds every event but "done"
+		for _, e := range events {
+			if e.Stage != "done" {
+				notDone++
+			}
+		}
+		if len(seen) != c.members || len(res.History) != notDone {
+			t.Errorf("members %d: events from %d members, history %d events, progress %d besides done", c.members, len(seen), len(res.History), notDone)
+		}
+	}
+}
+
+// TestMembersCancel: cancelling during the second member returns the mean
+// of the first member and the second's best iterate so far, passive, with
+// the context's error.
+func TestMembersCancel(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(8, 8)))
+	train := simulate(truth, 12, 60, 9)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs, cfg.Members, cfg.Workers = 3, 50, 3, 1
+	cfg.Progress = func(e Event) {
+		if e.Member == 2 && e.Stage == "adam" && e.Iter == 1 && e.Epoch == 2 {
+			cancel()
+		}
+	}
+	res, err := Train(ctx, cfg, train, train)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || !res.Cert.Passive || res.Model.Check() != nil || res.Model.Branches != 2*st.Branches {
+		t.Fatalf("after cancel: want a valid passive mean of 2 members, have %+v", res)
+	}
+}
