@@ -64,6 +64,7 @@ func RobotConfigs(o Options) map[string]trainer.Config {
 	// code's skip, ε convention and initialization were matched here; it
 	// keeps the settings it was validated with.
 	avg.Skip, avg.Eps, avg.Init = 0, 5e-3, "glorot"
+	avg.Structure.HoldStart = false
 	avg.Structure.Taps, avg.Structure.R1, avg.Structure.R2 = 100, 20, 20
 	return map[string]trainer.Config{"FIR": fir, "NFIR": nf, "NFIR(paper θG)": paper, "NFIR(paper code)": code, RobotAverage: avg}
 }
@@ -111,18 +112,21 @@ const RobotMembers = 10
 // stopping), decay bounds |g(k)| ≤ 100·0.99^k, Re G ≥ 5e-3 on H = 15000
 // sampled frequencies (ε = 1e-2 in our 2cos convention), the θ_G gains from
 // the measured output, the first 50 samples left out of every loss, and
-// PyTorch's default initialization of the lifting network (Init "fan-in").
-// Its heavy weight decay keeps the lifting network near its random start:
-// 80 Adam steps in all shrink the weights by about a third.
+// PyTorch's default initialization of the lifting network (Init "fan-in"),
+// and u(0) repeated before the record starts in the lifting network's input
+// window (HoldStart; e starts mid-motion, and this matters: session 9 of
+// docs/results/robot.md). Its heavy weight decay keeps the lifting network
+// near its random start: 80 Adam steps in all shrink the weights by about a
+// third.
 //
 // Differences that remain: the code's lifting network sees u(t−150..t) and
 // y(t−151..t−1), 151 samples each (R1 = R2 = 150 here, as in the paper's
-// text), repeats u(0) before the record starts where this engine uses
-// zeros, and keeps its last iterate where this engine keeps the iterate
-// that scores best on the training record.
+// text), z-scores each of its 302 inputs separately (one scaler per signal
+// here), computes in float32, and keeps its last iterate where this engine
+// keeps the iterate that scores best on the training record.
 func RobotPaperCodeConfig(o Options) trainer.Config {
 	c := trainer.DefaultConfig()
-	c.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500}
+	c.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500, HoldStart: true}
 	c.Passivity, c.H, c.Eps = "sampled", 15000, 1e-2
 	c.Rho, c.Decay, c.GammaG = 100, 0.99, 20
 	c.Iters, c.Batch, c.LR, c.WeightDecay, c.Clip = 4, 1, 1e-3, 5, 5
@@ -272,6 +276,9 @@ func robotRow(ctx context.Context, o Options, name string, cfg trainer.Config, m
 	}
 	if cfg.Init != "" && st.Branches > 0 {
 		row.Config += " init=" + cfg.Init
+	}
+	if st.HoldStart && st.Branches > 0 {
+		row.Config += " hold-start"
 	}
 	if st.Feedback && st.Branches > 0 {
 		row.Config += " θ_G-gains=" + cfg.GramGains

@@ -66,7 +66,7 @@ func NewClosedLoop(m *model.NFIR, be kernels.Backend) (*ClosedLoopNet, error) {
 	}
 	us, qs := m.UScaler, m.QScaler
 	c.cfg = kernels.ClosedLoop{
-		MN: m.Branches, MG: m.Taps, ML: m.LinearTaps, R1: m.R1, R2: m.R2, Feedback: m.Feedback,
+		MN: m.Branches, MG: m.Taps, ML: m.LinearTaps, R1: m.R1, R2: m.R2, Feedback: m.Feedback, HoldU: m.HoldStart,
 		Sizes: append(append([]int{m.NumFeatures()}, m.Hidden...), m.Branches),
 		UA:    1 / (us.Scale * us.Std), UB: -us.Mean / us.Std,
 		QA: 1 / (qs.Scale * qs.Std), QB: -qs.Mean / qs.Std,

@@ -25,6 +25,8 @@ var cases = []testCase{
 	{"FB/R1=2,R2=3", model.Structure{Branches: 3, Taps: 6, R1: 2, R2: 3, Hidden: []int{4}, Feedback: true}, []int{30, 12, 45}},
 	{"FB/R1=1,R2=2/lin/nohidden", model.Structure{Branches: 2, Taps: 4, R1: 1, R2: 2, Feedback: true, LinearTaps: 3}, []int{25, 33}},
 	{"FB/mN=1/lin", model.Structure{Branches: 1, Taps: 9, R1: 2, R2: 2, Hidden: []int{3, 2}, Feedback: true, LinearTaps: 5}, []int{40, 7, 28}},
+	{"FB/R1=4,R2=2/hold/lin", model.Structure{Branches: 2, Taps: 5, R1: 4, R2: 2, Hidden: []int{4}, Feedback: true, LinearTaps: 3, HoldStart: true}, []int{22, 3, 31}},
+	{"FF/R1=5/hold", model.Structure{Branches: 2, Taps: 6, R1: 5, Hidden: []int{3}, HoldStart: true}, []int{18, 27}},
 }
 
 // newCase returns a random passive model with non-trivial scalers and a

@@ -14,7 +14,8 @@ import (
 //
 //	q(t)  = ŷ(t−1), q(0) = 0                                  (Feedback only)
 //	p(t)  = [UA·u(t−R1+1)+UB, …, UA·u(t)+UB,  QA·q(t−R2+1)+QB, …, QA·q(t)+QB]
-//	        (oldest first; a sample before t = 0 is a raw 0, so its feature is UB or QB;
+//	        (oldest first; a sample before t = 0 is a raw 0, so its feature is UB or QB,
+//	         except that with HoldU a u-sample before t = 0 is u(0);
 //	         without Feedback only the R1 u-features)
 //	h_0 = p(t),  h_{l+1} = tanh(W_l h_l + b_l)  (l = 0…L−1, tanh on the output layer too)
 //	n(t) = h_L (MN gains)
@@ -29,6 +30,7 @@ type ClosedLoop struct {
 	MN, MG, ML     int     // branches m_N, taps per branch m_G, linear taps m_L
 	R1, R2         int     // memories of u and (Feedback only) q in the features
 	Feedback       bool    // q(t) = ŷ(t−1) features; without it R2 is ignored
+	HoldU          bool    // u-features before t = 0 repeat u(0) (model.Structure.HoldStart)
 	Sizes          []int   // MLP widths: Sizes[0] = Features(), Sizes[L] = MN (unused when MN = 0)
 	UA, UB, QA, QB float64 // feature scalers s_u(x) = UA·x+UB, s_q(x) = QA·x+QB
 }
@@ -223,8 +225,12 @@ func (cpu *CPU) ClosedLoopForward(c *ClosedLoop, s Seqs, theta, g, lin, u, y []f
 			gt := o + t
 			p := tape.Act[0][gt*F : (gt+1)*F]
 			for i := range c.R1 {
+				s := t - c.R1 + 1 + i
+				if c.HoldU {
+					s = max(s, 0)
+				}
 				v := 0.0
-				if s := t - c.R1 + 1 + i; s >= 0 {
+				if s >= 0 {
 					v = u[o+s]
 				}
 				p[i] = c.UA*v + c.UB

@@ -582,7 +582,7 @@ func (c *CUDA) ClosedLoopForward(cl *ClosedLoop, s Seqs, theta, g, lin, u, y []f
 	dg, dl, du := c.up("g", g, mN*cl.MG), c.up("lin", lin, cl.ML), c.up("u", u, N)
 	dy := c.buf("cl_y", N)
 	c.launch(kClFwd, dims(s.Batches(), 1, 1), dims(32, 1, 1), 0,
-		dptr(c.off.p), mN, cl.MG, cl.ML, cl.R1, cl.R2, b2i(cl.Feedback), L,
+		dptr(c.off.p), mN, cl.MG, cl.ML, cl.R1, cl.R2, b2i(cl.Feedback), b2i(cl.HoldU), L,
 		dptr(dt.geo.p), dptr(dt.geo.p+uint64(4*len(sizes))), dptr(dth), dptr(dg), dptr(dl), dptr(du),
 		cl.UA, cl.UB, cl.QA, cl.QB, N, dptr(dt.act.p), dptr(dt.z.p), dptr(dy))
 	down(y, dy, N)

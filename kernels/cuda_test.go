@@ -174,13 +174,21 @@ func cuLoop(fb bool, mL int) *ClosedLoop {
 	return cl
 }
 
+// cuHold is cuLoop with u(0) held before the start and a longer u-window.
+func cuHold(fb bool, mL int) *ClosedLoop {
+	cl := &ClosedLoop{MN: 3, MG: 7, ML: mL, R1: 4, R2: 2, Feedback: fb, HoldU: true, UA: 1.3, UB: 0.1, QA: 0.8, QB: -0.05}
+	cl.Sizes = []int{cl.Features(), 4, 5, 3}
+	return cl
+}
+
 func TestCUDAClosedLoop(t *testing.T) {
 	c := newTestCUDA(t)
 	defer c.Close()
 	for _, tc := range []struct {
 		name string
 		cl   *ClosedLoop
-	}{{"FB+lin", cuLoop(true, 4)}, {"FB", cuLoop(true, 0)}, {"FF+lin", cuLoop(false, 3)}} {
+	}{{"FB+lin", cuLoop(true, 4)}, {"FB", cuLoop(true, 0)}, {"FF+lin", cuLoop(false, 3)},
+		{"FB+hold", cuHold(true, 4)}, {"FF+hold", cuHold(false, 0)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 5))
 			s := cuSeqs(t)
@@ -229,8 +237,12 @@ func cpuOpenLoopLossGrad(be Backend, cl *ClosedLoop, s Seqs, theta, g, lin, u, q
 	for b := range s.Batches() {
 		for t := s.Off[b]; t < s.Off[b+1]; t++ {
 			for i := range cl.R1 {
+				k := t - cl.R1 + 1 + i
+				if cl.HoldU && k < s.Off[b] {
+					k = s.Off[b]
+				}
 				v := 0.0
-				if k := t - cl.R1 + 1 + i; k >= s.Off[b] {
+				if k >= s.Off[b] {
 					v = u[k]
 				}
 				act[0][t*F+i] = cl.UA*v + cl.UB
@@ -285,10 +297,9 @@ func cpuOpenLoopLossGrad(be Backend, cl *ClosedLoop, s Seqs, theta, g, lin, u, q
 func TestCUDAOpenLoopLossGrad(t *testing.T) {
 	c := newTestCUDA(t)
 	defer c.Close()
-	for _, fb := range []bool{true, false} {
+	for _, cl := range []*ClosedLoop{cuLoop(true, 4), cuLoop(false, 4), cuHold(true, 4), cuHold(false, 4)} {
 		rng := rand.New(rand.NewPCG(6, 6))
 		s := cuSeqs(t)
-		cl := cuLoop(fb, 4)
 		N := s.Total()
 		theta := cuRand(rng, cl.NumParams(), 0.8)
 		g, lin := cuRand(rng, cl.MN*cl.MG, 0.3), cuRand(rng, cl.ML, 0.3)

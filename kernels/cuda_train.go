@@ -64,7 +64,7 @@ func (c *CUDA) OpenLoopLossGrad(cl *ClosedLoop, s Seqs, theta, g, lin, u, q, y, 
 			dq = c.up("q", q, N)
 		}
 		gr, bl := grid1(int64(N), 128)
-		c.launch(kFeatures, gr, bl, 0, N, cl.R1, cl.R2, b2i(cl.Feedback), dptr(c.ts.p), dptr(du), dptr(dq),
+		c.launch(kFeatures, gr, bl, 0, N, cl.R1, cl.R2, b2i(cl.Feedback), b2i(cl.HoldU), dptr(c.ts.p), dptr(du), dptr(dq),
 			cl.UA, cl.UB, cl.QA, cl.QB, dptr(act))
 		_ = F
 		woff := 0

@@ -270,6 +270,8 @@ var loopCases = []loopCase{
 	{"ff", []int{9, 1, 4, 15}, ClosedLoop{MN: 3, MG: 5, ML: 4, R1: 3}, []int{4}},
 	{"fb", []int{11, 1, 3, 16, 0}, ClosedLoop{MN: 2, MG: 6, ML: 3, R1: 2, R2: 3, Feedback: true}, []int{5, 3}},
 	{"fb-nolin", []int{20, 2}, ClosedLoop{MN: 3, MG: 4, R1: 1, R2: 2, Feedback: true}, []int{4, 4}},
+	{"fb-hold", []int{11, 1, 3, 16, 0}, ClosedLoop{MN: 2, MG: 6, ML: 3, R1: 4, R2: 3, Feedback: true, HoldU: true}, []int{5, 3}},
+	{"ff-hold", []int{9, 1, 4, 15}, ClosedLoop{MN: 3, MG: 5, ML: 4, R1: 5, HoldU: true}, []int{4}},
 	{"fb-msd", []int{60, 25, 1}, ClosedLoop{MN: 10, MG: 50, R1: 1, R2: 1, Feedback: true}, []int{4, 4}},
 	{"linear-only", []int{7, 3}, ClosedLoop{ML: 4}, nil},
 }

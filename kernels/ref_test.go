@@ -111,7 +111,11 @@ func refClosedLoop(c *ClosedLoop, s Seqs, theta, g, lin, u []float64) []float64 
 			if c.MN > 0 {
 				p := make([]float64, F)
 				for i := range c.R1 {
-					p[i] = c.UA*at(u, t-c.R1+1+i) + c.UB
+					su := t - c.R1 + 1 + i
+					if c.HoldU && su < 0 {
+						su = 0 // u(0) held before the start
+					}
+					p[i] = c.UA*at(u, su) + c.UB
 				}
 				if c.Feedback {
 					for i := range c.R2 {

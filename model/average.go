@@ -17,7 +17,7 @@ import (
 // average of passive members is passive (Theorem 2; certify it with Certify).
 // The zero weights off the blocks are stored and counted by NumParams.
 //
-// The members must agree on R1, R2, Feedback, Taps (when they have branches),
+// The members must agree on R1, R2, Feedback, HoldStart, Taps (when they have branches),
 // LinearTaps, the number of hidden layers and the scalers (members trained on
 // the same data have the same scalers). For an FB model q is the model's own
 // past output, so the averaged FB model feeds every member's lifting with the
@@ -36,8 +36,8 @@ func Average(members ...*NFIR) (*NFIR, error) {
 			return nil, fmt.Errorf("model: Average: model %d: %w", i, err)
 		}
 		switch {
-		case m.R1 != first.R1 || m.R2 != first.R2 || m.Feedback != first.Feedback:
-			return nil, fmt.Errorf("%w: Average: model %d has R1 %d R2 %d feedback %v, model 0 has %d %d %v", ErrShape, i, m.R1, m.R2, m.Feedback, first.R1, first.R2, first.Feedback)
+		case m.R1 != first.R1 || m.R2 != first.R2 || m.Feedback != first.Feedback || m.HoldStart != first.HoldStart:
+			return nil, fmt.Errorf("%w: Average: model %d has R1 %d R2 %d feedback %v hold-start %v, model 0 has %d %d %v %v", ErrShape, i, m.R1, m.R2, m.Feedback, m.HoldStart, first.R1, first.R2, first.Feedback, first.HoldStart)
 		case m.Taps != first.Taps || m.LinearTaps != first.LinearTaps:
 			return nil, fmt.Errorf("%w: Average: model %d has %d taps and %d linear taps, model 0 has %d and %d", ErrShape, i, m.Taps, m.LinearTaps, first.Taps, first.LinearTaps)
 		case len(m.Hidden) != len(first.Hidden) || (m.Branches > 0) != (first.Branches > 0):

@@ -13,10 +13,12 @@ import (
 )
 
 // Format and Version identify the model file; a reader must refuse any other
-// format and any version newer than it knows.
+// format and any version newer than it knows. Version 2 adds
+// structure.hold_start; a model without it is written as version 1, so that
+// readers of version 1 keep reading everything they can evaluate.
 const (
 	Format  = "gputrain-nfir"
-	Version = 1
+	Version = 2
 )
 
 // ErrFormat reports a file that is not a valid model file.
@@ -86,6 +88,7 @@ type FileStructure struct {
 	Hidden     []int `json:"hidden"`
 	Feedback   bool  `json:"feedback"`
 	LinearTaps int   `json:"linear_taps"`
+	HoldStart  bool  `json:"hold_start,omitempty"` // version 2
 }
 
 // FileScaler is one affine scaler s(x) = (x/scale − mean)/std.
@@ -138,11 +141,16 @@ func Encode(w io.Writer, m *NFIR, meta Meta) error {
 	if meta.Mode != "none" && !cert.Passive {
 		return fmt.Errorf("%w: mode %q but the certified minimum of Re G is negative (%+v)", ErrNotPassive, meta.Mode, cert)
 	}
+	version := 1
+	if m.HoldStart {
+		version = 2
+	}
 	f := File{
 		Format:  Format,
-		Version: Version,
+		Version: version,
 		Structure: FileStructure{Branches: m.Branches, Taps: m.Taps, R1: m.R1, R2: m.R2,
-			Hidden: append([]int{}, m.Hidden...), Feedback: m.Feedback, LinearTaps: m.LinearTaps},
+			Hidden: append([]int{}, m.Hidden...), Feedback: m.Feedback, LinearTaps: m.LinearTaps,
+			HoldStart: m.HoldStart},
 		Ts: meta.Ts,
 		Scalers: FileScalers{
 			U: FileScaler(m.UScaler),
@@ -182,7 +190,11 @@ func Decode(r io.Reader) (*NFIR, Meta, error) {
 		return nil, Meta{}, fmt.Errorf("%w: version %d, this program reads versions 1..%d", ErrFormat, f.Version, Version)
 	}
 	s := Structure{Branches: f.Structure.Branches, Taps: f.Structure.Taps, R1: f.Structure.R1, R2: f.Structure.R2,
-		Hidden: f.Structure.Hidden, Feedback: f.Structure.Feedback, LinearTaps: f.Structure.LinearTaps}
+		Hidden: f.Structure.Hidden, Feedback: f.Structure.Feedback, LinearTaps: f.Structure.LinearTaps,
+		HoldStart: f.Structure.HoldStart}
+	if s.HoldStart && f.Version < 2 {
+		return nil, Meta{}, fmt.Errorf("%w: structure.hold_start needs version 2, the file says %d", ErrFormat, f.Version)
+	}
 	if err := s.Check(); err != nil {
 		return nil, Meta{}, err
 	}

@@ -7,10 +7,14 @@ import (
 // FeatureAt writes the lifting network's input p(t) into p (length
 // NumFeatures()): the scaled window u(t−R1+1..t) followed, for feedback models,
 // by the scaled window q(t−R2+1..t), oldest sample first. Samples before
-// t = 0 are zero before scaling.
+// t = 0 are zero before scaling, except for u with HoldStart, where they
+// repeat u(0).
 func (m *NFIR) FeatureAt(u, q []float64, t int, p []float64) {
 	for i := 0; i < m.R1; i++ {
 		s := t - m.R1 + 1 + i
+		if m.HoldStart {
+			s = max(s, 0)
+		}
 		v := 0.0
 		if s >= 0 {
 			v = u[s]

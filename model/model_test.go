@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ var structures = []struct {
 	{"FB", Structure{Branches: 3, Taps: 8, R1: 1, R2: 3, Hidden: []int{4, 4}, Feedback: true}},
 	{"FB+lin", Structure{Branches: 2, Taps: 6, R1: 3, R2: 2, Hidden: []int{5}, Feedback: true, LinearTaps: 7}},
 	{"lin", Structure{LinearTaps: 9}},
+	{"FB+hold", Structure{Branches: 2, Taps: 6, R1: 4, R2: 2, Hidden: []int{5}, Feedback: true, LinearTaps: 3, HoldStart: true}},
 }
 
 func randomModel(t *testing.T, s Structure, seed uint64) *NFIR {
@@ -231,6 +233,8 @@ func TestFileErrors(t *testing.T) {
 		{"mode", strings.Replace(good, `"mode": "exact"`, `"mode": "magic"`, 1), ErrFormat},
 		{"taps", strings.Replace(good, `"taps": 8`, `"taps": 7`, 1), ErrShape},
 		{"branches", strings.Replace(good, `"branches": 3`, `"branches": 4`, 1), ErrShape},
+		// hold_start came with version 2: a version-1 file cannot carry it.
+		{"hold_start in version 1", strings.Replace(good, `"linear_taps": 0`, `"linear_taps": 0, "hold_start": true`, 1), ErrFormat},
 	}
 	for _, tc := range tests {
 		if _, _, err := Decode(strings.NewReader(tc.text)); !errors.Is(err, tc.want) {
@@ -348,5 +352,76 @@ func TestInit(t *testing.T) {
 				t.Errorf("%s layer %d: %d of %d biases zero", c.name, l, zero, len(m.B[l]))
 			}
 		}
+	}
+}
+
+// TestHoldStart: with HoldStart the u-window before t = 0 repeats u(0), which
+// is the model without it run on u with R1−1 copies of u(0) put in front (an
+// independent construction of the same features); with u(0) = 0 the two
+// paddings agree. The file says version 2 only for such a model.
+func TestHoldStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	st := Structure{Branches: 2, Taps: 5, R1: 6, R2: 3, Hidden: []int{4}, Feedback: true, HoldStart: true}
+	m := randomModel(t, st, 21)
+	plain := m.Clone()
+	plain.HoldStart = false
+	const T = 20
+	u, q := randn(rng, T), randn(rng, T)
+	pad := st.R1 - 1
+	up := append(make([]float64, pad), u...)
+	qp := append(make([]float64, pad), q...)
+	for i := range pad {
+		up[i] = u[0]
+	}
+	F := m.NumFeatures()
+	got, want := make([]float64, F), make([]float64, F)
+	for tt := range T {
+		m.FeatureAt(u, q, tt, got)
+		plain.FeatureAt(up, qp, tt+pad, want)
+		for i := range st.R1 {
+			if got[i] != want[i] {
+				t.Fatalf("t=%d: u-feature %d is %g, want %g", tt, i, got[i], want[i])
+			}
+		}
+		plain.FeatureAt(u, q, tt, want)
+		for i := st.R1; i < F; i++ {
+			if got[i] != want[i] {
+				t.Fatalf("t=%d: q-feature %d is %g, want %g (q is not held)", tt, i, got[i], want[i])
+			}
+		}
+	}
+	// The hold changes the model's output: the features above are used.
+	yh, _ := m.Simulate(u)
+	yz, _ := plain.Simulate(u)
+	if slices.Equal(yh, yz) {
+		t.Error("HoldStart did not change the simulation of a record with u(0) ≠ 0")
+	}
+	u[0] = 0
+	yh, _ = m.Simulate(u)
+	yz, _ = plain.Simulate(u)
+	if !slices.Equal(yh, yz) {
+		t.Error("with u(0) = 0 holding it must change nothing")
+	}
+	for _, tc := range []struct {
+		m       *NFIR
+		version string
+	}{{m, `"version": 2`}, {plain, `"version": 1`}} {
+		var buf bytes.Buffer
+		if err := Encode(&buf, tc.m, Meta{Mode: "exact"}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), tc.version) || strings.Contains(buf.String(), "hold_start") != tc.m.HoldStart {
+			t.Errorf("hold %v: file has not %s with hold_start exactly when held:\n%.300s", tc.m.HoldStart, tc.version, buf.String())
+		}
+		back, _, err := Decode(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.HoldStart != tc.m.HoldStart {
+			t.Errorf("hold %v read back as %v", tc.m.HoldStart, back.HoldStart)
+		}
+	}
+	if _, err := Average(m, plain); !errors.Is(err, ErrShape) {
+		t.Errorf("Average of a held and a plain model: err = %v, want ErrShape", err)
 	}
 }

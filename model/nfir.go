@@ -24,6 +24,15 @@ type Structure struct {
 	Hidden     []int // hidden layer widths of the lifting MLP
 	Feedback   bool  // FB model: q(t) = y(t−1); FF model when false
 	LinearTaps int   // taps of the parallel linear FIR (0: none)
+	// HoldStart makes the lifting network see u(0) for the samples of its
+	// u-window before the record starts, instead of zeros: for records that
+	// begin mid-motion, where a window of zeros followed by a jump to u(0)
+	// is an input the network never meets again (the released code of the
+	// paper pads this way). It changes only the gains' inputs; the FIR
+	// convolutions still start at rest, and the q-window is unchanged
+	// (q(0) = 0, so holding it would give zeros too). Passivity does not
+	// depend on how the gains are computed (Theorem 2).
+	HoldStart bool
 }
 
 // NumFeatures returns the input width of the lifting network.

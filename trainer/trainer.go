@@ -68,7 +68,9 @@ type traj struct {
 }
 
 // Train runs Algorithm 1 on train, keeping the model with the best median
-// closed-loop Fit on val (val may be nil: then the last model is kept). When
+// closed-loop Fit on val (val may be nil: then the last model is kept, and each
+// θ_N stage keeps the parameters with the lowest training error, measured
+// after every epoch, in place of the validation error). When
 // ctx is cancelled it returns the best model so far together with ctx.Err().
 // With cfg.Members > 1 it trains the members one after another and returns
 // their mean (see Config.Members).
@@ -513,14 +515,20 @@ func aggFit(sse, yy float64) float64 {
 // trajectories with early stopping on a validation error; the best θ_N seen
 // is kept.
 type descent struct {
-	stage          string
-	epochs, batch  int
-	patience       int
-	clip, decay    float64
-	lr             func(step, total int) float64
-	lossGrad       lossGradFunc            // over the scored rows (skipLoss)
-	validate       func() (float64, error) // per-sample validation error; nil: watch the training loss
-	countsAtStart  bool                    // the starting point competes: the stage may not make things worse
+	stage         string
+	epochs, batch int
+	patience      int
+	clip, decay   float64
+	lr            func(step, total int) float64
+	lossGrad      lossGradFunc            // over the scored rows (skipLoss)
+	validate      func() (float64, error) // per-sample validation error; nil: watch trainMSE
+	// trainMSE is the per-sample training error of the current θ, watched
+	// when there is no validation data. It is measured after the epoch, not
+	// accumulated during it: the running loss of an epoch belongs to the
+	// parameters before each step, so keeping the θ after the epoch with the
+	// best running loss would keep a θ whose loss was never measured.
+	trainMSE       func() (float64, error)
+	countsAtStart  bool // the starting point competes: the stage may not make things worse
 	divergenceHint string
 }
 
@@ -529,8 +537,12 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 	grad := make([]float64, len(s.theta))
 	bestTheta := append([]float64(nil), s.theta...)
 	bestLoss, since := math.Inf(1), 0
-	if d.countsAtStart && d.validate != nil {
-		v, err := d.validate()
+	watch := d.validate
+	if watch == nil {
+		watch = d.trainMSE
+	}
+	if d.countsAtStart && watch != nil {
+		v, err := watch()
 		if err != nil {
 			return err
 		}
@@ -568,13 +580,15 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			return fmt.Errorf("trainer: %s: the loss diverged at epoch %d; %s", d.stage, ep+1, d.divergenceHint)
 		}
 		monitor, valFit := trainLoss, math.NaN()
-		if d.validate != nil {
-			v, err := d.validate()
+		if watch != nil {
+			v, err := watch()
 			if err != nil {
 				return err
 			}
 			monitor = v
-			valFit = aggFit(v*float64(s.val.rows), s.val.sumYY)
+			if d.validate != nil {
+				valFit = aggFit(v*float64(s.val.rows), s.val.sumYY)
+			}
 		}
 		s.emit(Event{Stage: d.stage, Iter: k, Epoch: ep, Epochs: d.epochs, Loss: trainLoss,
 			TrainFit: aggFit(sse, s.train.sumYY), ValFit: valFit})
@@ -618,6 +632,14 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 				return 0, fmt.Errorf("trainer: validation: %w", err)
 			}
 			return vl, nil
+		}
+	} else {
+		y := make([]float64, s.train.full.Seqs.Total())
+		d.trainMSE = func() (float64, error) {
+			if err := s.open.Output(s.train.full, s.theta, s.m.G, s.m.Lin, y); err != nil {
+				return 0, fmt.Errorf("trainer: training error: %w", err)
+			}
+			return s.train.mse(y), nil
 		}
 	}
 	return s.descend(ctx, k, d)
@@ -669,6 +691,9 @@ func (s *session) bptt(ctx context.Context, k int) error {
 	if s.val.full != nil {
 		yv := make([]float64, s.val.full.Seqs.Total())
 		d.validate = func() (float64, error) { return s.closedMSE(&s.val, yv) }
+	} else {
+		y := make([]float64, s.train.full.Seqs.Total())
+		d.trainMSE = func() (float64, error) { return s.closedMSE(&s.train, y) }
 	}
 	return s.descend(ctx, k, d)
 }

@@ -290,3 +290,41 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("no valid passive model after cancel: %+v", res)
 	}
 }
+
+// TestKeepsMeasuredBest: without validation data, Adam keeps the θ_N whose
+// training error it measured lowest, so a larger epoch budget never returns a
+// model that fits the training data worse (the same seed replays the same
+// first epochs). One trajectory makes every epoch one step, and a learning
+// rate large enough to overshoot makes the check bite: pairing each epoch's
+// running loss (that of the parameters before its step) with the parameters
+// after it fails here.
+func TestKeepsMeasuredBest(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 2, R2: 2, Hidden: []int{4}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(5, 5)))
+	for j := range truth.Lift.W[1] {
+		truth.Lift.W[1][j] *= 3
+	}
+	train := simulate(truth, 1, 200, 7)
+	for _, lr := range []float64{0.05, 0.3} {
+		prev := math.Inf(-1)
+		for epochs := 1; epochs <= 15; epochs++ {
+			cfg := DefaultConfig()
+			cfg.Structure = st
+			cfg.Iters, cfg.Epochs, cfg.Patience, cfg.BPTTEpochs = 1, epochs, 0, 0
+			cfg.LR, cfg.GammaG, cfg.Rho = lr, 1e-6, 0
+			res, err := Train(context.Background(), cfg, train, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := Evaluate(res.Model, train, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit := ev.OpenLoop.Median
+			if fit < prev-1e-9 {
+				t.Errorf("lr %g: %d epochs fit the training data worse than fewer epochs did: %.6f%% < %.6f%%", lr, epochs, fit, prev)
+			}
+			prev = max(prev, fit)
+		}
+	}
+}

@@ -771,3 +771,45 @@ func TestMembers(t *testing.T) {
 		t.Errorf("eval of the saved mean: median Fit %g, train reported %g", got, want)
 	}
 }
+
+// TestHoldStart: --hold-start is stored in the model (a version-2 file with
+// structure.hold_start) and in its training settings, and eval of the saved
+// model gives the validation Fit train reported, so evaluation uses the
+// same padding as training.
+func TestHoldStart(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 6, "1")
+	val := genData(t, dir, 3, "2")
+	path := filepath.Join(dir, "hold.json")
+	res := decode(t, mustRun(t, "train", "--data", train, "--val", val, "--out", path, "--hold-start", "--r1", "4",
+		"--branches", "2", "--taps", "10", "--iters", "1", "--epochs", "3", "--quiet", "--json"))
+	m, _, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.HoldStart {
+		t.Error("the saved model does not hold u(0)")
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Version   int `json:"version"`
+		Structure struct {
+			HoldStart bool `json:"hold_start"`
+		} `json:"structure"`
+		Training map[string]any `json:"training"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Version != 2 || !f.Structure.HoldStart || f.Training["hold-start"] != true {
+		t.Errorf("file: version %d, hold_start %v, training hold-start %v", f.Version, f.Structure.HoldStart, f.Training["hold-start"])
+	}
+	ev := decode(t, mustRun(t, "eval", "--model", path, "--data", val, "--json", "--skip", "0"))
+	got := ev["fit"].(map[string]any)["closed_loop"].(map[string]any)["median"].(float64)
+	if want := res["best_val_fit"].(float64); math.Abs(got-want) > 1e-9 {
+		t.Errorf("eval of the saved model: median Fit %g, train reported %g", got, want)
+	}
+}

@@ -42,6 +42,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.BoolVar(&h.feedback, "feedback", h.feedback, "FB model: the lifting network also sees q(t) = y(t−1)")
 	fs.BoolVar(&h.noFeedback, "no-feedback", false, "FF model: the lifting network sees u only (same as --feedback=false)")
 	fs.IntVar(&c.Structure.LinearTaps, "linear-taps", c.Structure.LinearTaps, "taps of a parallel passive linear FIR (0: none)")
+	fs.BoolVar(&c.Structure.HoldStart, "hold-start", c.Structure.HoldStart, "the lifting network sees u(0) for its input window's samples before a record starts, instead of zeros: for records that begin mid-motion (stored in the model file)")
 	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess), sampled (Theorem 3 on H+1 frequencies), kyp (Theorem 4 LMI) or none (the paper's np variants)")
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε")
@@ -160,7 +161,8 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 	m := map[string]any{
 		"branches": c.Structure.Branches, "taps": c.Structure.Taps, "r1": c.Structure.R1, "r2": c.Structure.R2,
 		"hidden": append([]int{}, c.Structure.Hidden...), "feedback": c.Structure.Feedback, "linear-taps": c.Structure.LinearTaps,
-		"passivity": c.Passivity, "H": c.H, "eps": c.Eps, "rho": c.Rho, "decay": c.Decay, "gamma-g": c.GammaG,
+		"hold-start": c.Structure.HoldStart,
+		"passivity":  c.Passivity, "H": c.H, "eps": c.Eps, "rho": c.Rho, "decay": c.Decay, "gamma-g": c.GammaG,
 		"iters": c.Iters, "epochs": c.Epochs, "patience": c.Patience, "batch": c.Batch, "lr": c.LR,
 		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
 		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,

@@ -286,8 +286,9 @@ KERNEL void adam(int np, double *theta, double *m, double *v, const double *grad
 // ------------------------------------------------------- features (open loop)
 
 // features: p[t*F+i] for F = R1 (+ R2 with fb): UA·u(t−R1+1+i)+UB, then
-// QA·q(t−R2+1+i)+QB; raw 0 before the trajectory start.
-KERNEL void features(int total, int R1, int R2, int fb, const int *ts, const double *u,
+// QA·q(t−R2+1+i)+QB; raw 0 before the trajectory start, except for u with
+// hold, which repeats the trajectory's first sample there.
+KERNEL void features(int total, int R1, int R2, int fb, int hold, const int *ts, const double *u,
                      const double *q, double UA, double UB, double QA, double QB, double *p) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= total) return;
@@ -295,6 +296,7 @@ KERNEL void features(int total, int R1, int R2, int fb, const int *ts, const dou
     double *pt = p + (long long)t * F;
     for (int i = 0; i < R1; i++) {
         int s = t - R1 + 1 + i;
+        if (hold && s < ts[t]) s = ts[t];
         pt[i] = UA * (s >= ts[t] ? u[s] : 0.0) + UB;
     }
     if (!fb) return;
@@ -317,7 +319,7 @@ KERNEL void features(int total, int R1, int R2, int fb, const int *ts, const dou
 //   y(t) = Σ_j n_j(t) z_j(t) + Σ_k lin(k) u(t−k); q(t+1) = y(t) (fb).
 // Tape (global): act[l] rows for l = 0..L (act0 = features F, …, actL = n),
 // stored back to back: act + aoff[l]*total + gt*sizes[l]; z (total×mN).
-KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int fb, int L,
+KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int fb, int hold, int L,
                    const int *sizes, const int *aoff, const double *theta, const double *g,
                    const double *lin, const double *u, double UA, double UB, double QA, double QB,
                    int total, double *act, double *z, double *y) {
@@ -335,6 +337,7 @@ KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int f
                 double v;
                 if (i < R1) {
                     int s = t - R1 + 1 + i;
+                    if (hold && s < 0) s = 0;
                     v = UA * (s >= 0 ? u[o + s] : 0.0) + UB;
                 } else {
                     int s = t - R2 + 1 + (i - R1);
