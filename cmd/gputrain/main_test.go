@@ -389,6 +389,7 @@ func TestBadInput(t *testing.T) {
 		{"init bogus", trainArgs("--init", "he"), "--init \"he\""},
 		{"members 0", trainArgs("--members", "0"), "--members 0"},
 		{"members of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--members", "3"), "--members 3"},
+		{"hold-start of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--hold-start"), "--hold-start true"},
 		{"skip too long", trainArgs("--skip", "100000"), "not more than skip"},
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},

@@ -98,6 +98,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{s.R1 < 0 || (s.Branches > 0 && s.R1 < 1), "r1", s.R1, "≥ 1"},
 		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
 		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
+		{s.HoldStart && s.Branches == 0, "hold-start", s.HoldStart, "false for a linear FIR (--branches 0 has no lifting network to hold u(0) for)"},
 		{!slices.Contains([]string{"exact", "sampled", "kyp", "none"}, c.Passivity), "passivity", fmt.Sprintf("%q", c.Passivity), "one of exact, sampled, kyp, none"},
 		{c.Passivity == "sampled" && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
 		{c.H < 0, "H", c.H, "≥ 0"},
