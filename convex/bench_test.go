@@ -130,6 +130,8 @@ func BenchmarkRobotLike(b *testing.B) {
 	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p, nil) })
 	// the trainer's setting (qpAcceptTol): without it this ends in ErrIterationLimit
 	b.Run("n=2000/AcceptTol=1e-6", func(b *testing.B) { benchSolve(b, p, &Options{AcceptTol: 1e-6}) })
+	// and with the trainer's ShiftTol
+	b.Run("n=2000/AcceptTol=1e-6/ShiftTol=1e-6", func(b *testing.B) { benchSolve(b, p, &Options{AcceptTol: 1e-6, ShiftTol: 1e-6}) })
 }
 
 // robotLikeProblem is the trainer's robot θ_G step: robotLikeGram(500, 1984, 1), γ_G = 10,

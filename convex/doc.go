@@ -43,15 +43,22 @@
 // between constraint points shrinks with the square of their spacing), and the block is solved
 // again, warm-started.
 //
+// A warm start from a Sampled solution with H > 8·Len (the trainer's re-solve of a sampled FIR
+// that failed its certificate) keeps those H+1 rows as the base grid instead.
+//
 // Safety margin of exact mode: the working rows are imposed at Margin + Delta, Delta =
-// max(1e-8·max(|Margin|, Σ|g|), 10·Tol) (BlockState.Delta), and the loop stops when the certified
-// minimum of the taps is ≥ Margin − Delta/2. If it is then still below Margin (normally by far
-// less than Delta), g(0) is raised by the deficit, which shifts Re G uniformly (Solution.Shift
-// reports the amount), and the taps exactly as returned are certified again. So
+// max(1e-8·max(|Margin|, Σ|g|), 10·Tol) (BlockState.Delta), so that the dips between them can
+// stay above Margin, and the loop stops when the certified minimum of the taps is ≥ Margin (in
+// the intermediate, loosely solved rounds, within that solve's accuracy). Should it end below
+// Margin (at the round limit, or when no new frequency can be added), g(0) is raised by the
+// deficit, which shifts Re G uniformly (Solution.Shift reports the amount), and the taps
+// exactly as returned are certified again. Options.ShiftTol lets a caller stop the exchange
+// earlier, at a deficit of up to ShiftTol·Σ|g|, repaired the same way. So
 // Certificates[j].MinRe ≥ Margin is guaranteed (and Passive is true when Margin ≥ 0): a
 // non-passive filter is never returned as passive. The optimum found is that of the problem
 // with margin Margin + Delta over the final working set, plus that shift; its objective differs
-// from the semi-infinite optimum by O(Delta·Σz), relatively about 1e-8.
+// from the semi-infinite optimum by O(Delta·Σz), relatively about 1e-8 (with ShiftTol, by up to
+// the shift times the sensitivity 2Σz of the objective to g(0)).
 //
 // Warm starts: Options.Warm seeds the iterate, the multipliers and the working sets (sampled
 // indices with non-negligible multipliers; all previous exact-mode frequencies), which is what

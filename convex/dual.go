@@ -498,7 +498,7 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 				}
 				cert, _ := certify(g, math.Inf(-1))
 				w.cert = cert
-				if cert.MinRe >= w.bl.Margin-0.5*w.delta {
+				if cert.MinRe >= w.bl.Margin-o.ShiftTol*sumAbs(g) {
 					continue
 				}
 				cands := localMinima(g, w.bl.Margin+0.5*w.delta)

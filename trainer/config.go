@@ -204,7 +204,12 @@ func (e Event) String() string {
 	if e.Epochs > 0 {
 		s += fmt.Sprintf(" epoch %4d/%d", e.Epoch+1, e.Epochs)
 	}
-	s += fmt.Sprintf("  loss %.4g  train fit %6.2f%%  val fit %6.2f%%  %6.1fs", e.Loss, e.TrainFit, e.ValFit, e.Elapsed.Seconds())
+	if e.Stage == "eval" || e.Stage == "done" {
+		// These events score a model; they carry no training loss.
+		s += fmt.Sprintf("  closed-loop val fit %6.2f%%  %6.1fs", e.ValFit, e.Elapsed.Seconds())
+	} else {
+		s += fmt.Sprintf("  loss %.4g  train fit %6.2f%%  val fit %6.2f%%  %6.1fs", e.Loss, e.TrainFit, e.ValFit, e.Elapsed.Seconds())
+	}
 	if e.Note != "" {
 		s += "  " + e.Note
 	}

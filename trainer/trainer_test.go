@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
@@ -325,6 +326,45 @@ func TestKeepsMeasuredBest(t *testing.T) {
 				t.Errorf("lr %g: %d epochs fit the training data worse than fewer epochs did: %.6f%% < %.6f%%", lr, epochs, fit, prev)
 			}
 			prev = max(prev, fit)
+		}
+	}
+}
+
+// TestSampledFallback: a sampled θ_G step whose FIRs dip below zero between
+// the samples (a grid of H = 8 frequencies for 50 taps, ε = 0) is re-solved
+// in exact mode, and the model comes back certified passive.
+func TestSampledFallback(t *testing.T) {
+	train, err := data.GenerateMSD(data.MSDConfig{Batches: 20, Seed: data.MSDSplitSeeds(3)[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []model.Structure{
+		{LinearTaps: 50},
+		{Branches: 2, Taps: 50, R1: 1, R2: 1, Hidden: []int{4}, Feedback: true},
+	} {
+		cfg := DefaultConfig()
+		cfg.Structure = st
+		cfg.Passivity, cfg.H, cfg.Eps = "sampled", 8, 0
+		cfg.Iters, cfg.Epochs = 1, 0
+		res, err := Train(context.Background(), cfg, train, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fell := false
+		for _, ev := range res.History {
+			if ev.Stage == "theta_g" && strings.Contains(ev.Note, "re-solved in exact mode") {
+				fell = true
+				t.Log(ev.Note)
+			}
+		}
+		if !fell {
+			t.Errorf("%+v: no FIR fell back to exact mode: the test checks nothing", st)
+		}
+		if !res.Cert.Passive {
+			t.Errorf("%+v: certificate %+v", st, res.Cert)
+		}
+		if c, err := res.Model.Certify(); err != nil || !c.Passive {
+			t.Errorf("%+v: the model's own certificate: %+v, %v", st, c, err)
 		}
 	}
 }
