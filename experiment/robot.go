@@ -123,7 +123,8 @@ const RobotMembers = 10
 // y(t−151..t−1), 151 samples each (R1 = R2 = 150 here, as in the paper's
 // text), z-scores each of its 302 inputs separately (one scaler per signal
 // here), computes in float32, and keeps its last iterate where this engine
-// keeps the iterate that scores best on the training record.
+// keeps the iterate that scores best on the training record (on seeds 1–5
+// the two are the same model: session 10 of docs/results/robot.md).
 func RobotPaperCodeConfig(o Options) trainer.Config {
 	c := trainer.DefaultConfig()
 	c.Structure = model.Structure{Branches: 3, Taps: 500, R1: 150, R2: 150, Hidden: []int{8, 8}, Feedback: true, LinearTaps: 500, HoldStart: true}
