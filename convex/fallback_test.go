@@ -144,3 +144,27 @@ func BenchmarkExactFallback(b *testing.B) {
 		return
 	}
 }
+
+// TestShiftTolInvalid: a ShiftTol that is not a finite positive number is
+// the default, 0 (an infinite one would otherwise accept any dip, and NaN
+// none, running the exchange to its round limit).
+func TestShiftTolInvalid(t *testing.T) {
+	P, b := msdGram(t, 30)
+	p := &Problem{P: P, B: b, GammaG: 1, Blocks: []Block{{Offset: 0, Len: 30, Kind: Exact}}}
+	ref, err := Solve(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []float64{math.NaN(), -1, math.Inf(1), math.Inf(-1)} {
+		s, err := Solve(p, &Options{ShiftTol: st})
+		if err != nil {
+			t.Fatalf("ShiftTol %g: %v", st, err)
+		}
+		for i := range s.X {
+			if s.X[i] != ref.X[i] {
+				t.Errorf("ShiftTol %g: x[%d] = %g, default %g", st, i, s.X[i], ref.X[i])
+				break
+			}
+		}
+	}
+}

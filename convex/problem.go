@@ -84,6 +84,7 @@ type Options struct {
 	// over whole frequency bands (500 taps fitted to the robot data) otherwise spends most of
 	// its rounds cutting off one new dip of 1e-8·Σ|g| to 2e-7·Σ|g| after another, each a
 	// little elsewhere; the trainer takes the shift (ShiftTol 1e-6) rather than those rounds.
+	// A value that is not a finite positive number means 0, the default.
 	ShiftTol float64
 	// Warm is a previous solution of a problem with the same block layout; its iterate, duals
 	// and constraint set (sampled indices, exact-mode frequencies) seed this solve.

@@ -87,6 +87,9 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 	if o.MaxIter <= 0 {
 		o.MaxIter = defaultMaxIter
 	}
+	if !(o.ShiftTol > 0) || math.IsInf(o.ShiftTol, 1) {
+		o.ShiftTol = 0 // NaN, negative or infinite: the default
+	}
 	warm := o.Warm
 	if warm != nil && (len(warm.X) != n || len(warm.State) != len(p.Blocks)) {
 		warm = nil

@@ -38,7 +38,7 @@ type Result struct {
 // convex.Options.ShiftTol of exact-mode FIRs: the exchange loop stops at a dip of up to
 // 1e-6·Σ|g| below the margin, which a uniform shift of Re G repairs (still certified), rather
 // than cutting off one new dip after another (the re-solve of two 500-tap robot FIRs that failed
-// their sampled certificate: 33 s instead of 214 s, docs/BENCHMARKS.md).
+// their sampled certificate: 34 s instead of 214 s, docs/BENCHMARKS.md).
 const qpAcceptTol = 1e-6
 
 // session is the state of one training run.
