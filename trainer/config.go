@@ -77,7 +77,9 @@ type Config struct {
 	// (model.Average: the members' branches side by side, each FIR divided
 	// by Members, so the mean of passive members is passive). Averaging
 	// lowers the variance that the random initialization of the lifting
-	// network leaves in the result. 0 or 1: one model.
+	// network leaves in the result. 0 or 1: one model. On the CPU,
+	// min(Members, Workers) members train at a time, each with its share of
+	// the workers; the mean depends on Members, Workers and Seed only.
 	Members int `json:"members,omitempty"`
 
 	Seed    uint64 `json:"seed"`

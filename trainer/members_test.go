@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/passivenfir/gputrain/model"
@@ -114,5 +115,78 @@ func TestMembersCancel(t *testing.T) {
 	}
 	if res == nil || !res.Cert.Passive || res.Model.Check() != nil || res.Model.Branches != 2*st.Branches {
 		t.Fatalf("after cancel: want a valid passive mean of 2 members, have %+v", res)
+	}
+}
+
+// TestMembersConcurrent: with Workers ≥ 2 the members train side by side,
+// each with its share of the workers, and the result is the average of the
+// members trained one by one with that share, merged in seed order; each
+// member's events arrive in its own order, one callback at a time.
+func TestMembersConcurrent(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 2, R2: 2, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(15, 16)))
+	train := simulate(truth, 8, 60, 17)
+	val := simulate(truth, 3, 60, 18)
+	for _, c := range []struct{ members, workers, share int }{{3, 2, 1}, {2, 4, 2}} {
+		cfg := DefaultConfig()
+		cfg.Structure = st
+		cfg.Iters, cfg.Epochs, cfg.Seed = 2, 4, 21
+		var singles []*model.NFIR
+		for i := range c.members {
+			one := cfg
+			one.Seed += uint64(i)
+			one.Workers = c.share
+			res, err := Train(context.Background(), one, train, val)
+			if err != nil {
+				t.Fatal(err)
+			}
+			singles = append(singles, res.Model)
+		}
+		want, err := model.Average(singles...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var (
+			inCall   atomic.Int32
+			overlap  bool
+			lastIter = map[int]int{}
+			order    = true
+		)
+		cfg.Members, cfg.Workers = c.members, c.workers
+		cfg.Progress = func(e Event) {
+			if inCall.Add(1) > 1 {
+				overlap = true
+			}
+			defer inCall.Add(-1)
+			if e.Member > 0 {
+				if e.Iter < lastIter[e.Member] {
+					order = false
+				}
+				lastIter[e.Member] = e.Iter
+			}
+		}
+		res, err := Train(context.Background(), cfg, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if overlap || !order {
+			t.Errorf("members %d, workers %d: progress callbacks overlapped (%v) or a member's events came out of order (%v)", c.members, c.workers, overlap, !order)
+		}
+		if len(lastIter) != c.members {
+			t.Errorf("members %d: events from %d members", c.members, len(lastIter))
+		}
+		u := val.Batches[0].U
+		yw, _ := want.Simulate(u)
+		yg, _ := res.Model.Simulate(u)
+		for k := range yw {
+			if math.Abs(yw[k]-yg[k]) > 1e-12*(1+math.Abs(yw[k])) {
+				t.Fatalf("members %d, workers %d: y[%d] = %g, the average of members trained one by one gives %g", c.members, c.workers, k, yg[k], yw[k])
+			}
+		}
+		for i, e := range res.History {
+			if i > 0 && e.Member < res.History[i-1].Member {
+				t.Fatalf("history event %d of member %d after member %d: not in seed order", i, e.Member, res.History[i-1].Member)
+			}
+		}
 	}
 }

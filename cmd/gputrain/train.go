@@ -67,7 +67,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
 	fs.StringVar(&c.Init, "init", "glorot", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
-	fs.IntVar(&c.Members, "members", 1, "train this many models with the seeds --seed, --seed+1, … and save their mean as one passive NFIR (their branches side by side, each FIR divided by the number of members): less of the variance the random initialization leaves")
+	fs.IntVar(&c.Members, "members", 1, "train this many models with the seeds --seed, --seed+1, … and save their mean as one passive NFIR (their branches side by side, each FIR divided by the number of members): less of the variance the random initialization leaves; up to --workers members train at a time")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
 	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	return h
