@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -77,7 +78,9 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 				}
 			}
 			res, err := trainOne(inner, c, train, val)
-			failed := err != nil && inner.Err() == nil
+			// An interruption (ctx, or a sibling's failure) returns ctx's error;
+			// anything else is this member's own failure.
+			failed := err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 			if failed {
 				cancel() // stop the others: the run has failed
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -187,6 +188,24 @@ func TestMembersConcurrent(t *testing.T) {
 			if i > 0 && e.Member < res.History[i-1].Member {
 				t.Fatalf("history event %d of member %d after member %d: not in seed order", i, e.Member, res.History[i-1].Member)
 			}
+		}
+	}
+}
+
+// TestMembersFail: members that fail, side by side or one by one, make
+// Train fail with the first member's error, and no model.
+func TestMembersFail(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 6, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(3, 4)))
+	train := simulate(truth, 4, 60, 5)
+	for _, workers := range []int{1, 3} {
+		cfg := DefaultConfig()
+		cfg.Structure = st
+		cfg.Iters, cfg.Epochs, cfg.Members, cfg.Workers = 1, 1, 3, workers
+		cfg.ValSkip = 60 // every validation trajectory is too short: each member fails at once
+		res, err := Train(context.Background(), cfg, train, train)
+		if !errors.Is(err, ErrConfig) || res != nil || !strings.Contains(err.Error(), "member 1 of 3") {
+			t.Errorf("workers %d: res %v, err %v; want ErrConfig from member 1 and no model", workers, res, err)
 		}
 	}
 }
