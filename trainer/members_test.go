@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -28,20 +29,7 @@ func TestMembers(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Structure = st
 		cfg.Iters, cfg.Epochs, cfg.Workers, cfg.Seed, cfg.ValSkip = 2, 4, 1, 11, c.valSkip
-		var singles []*model.NFIR
-		for i := range c.members {
-			one := cfg
-			one.Seed += uint64(i)
-			res, err := Train(context.Background(), one, train, val)
-			if err != nil {
-				t.Fatal(err)
-			}
-			singles = append(singles, res.Model)
-		}
-		want, err := model.Average(singles...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := averageOfSingles(t, cfg, c.members, train, val)
 		var events []Event
 		cfg.Members = c.members
 		cfg.Progress = func(e Event) { events = append(events, e) }
@@ -132,21 +120,8 @@ func TestMembersConcurrent(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Structure = st
 		cfg.Iters, cfg.Epochs, cfg.Seed = 2, 4, 21
-		var singles []*model.NFIR
-		for i := range c.members {
-			one := cfg
-			one.Seed += uint64(i)
-			one.Workers = c.share
-			res, err := Train(context.Background(), one, train, val)
-			if err != nil {
-				t.Fatal(err)
-			}
-			singles = append(singles, res.Model)
-		}
-		want, err := model.Average(singles...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg.Workers = c.share
+		want := averageOfSingles(t, cfg, c.members, train, val)
 		var (
 			inCall   atomic.Int32
 			overlap  bool
@@ -208,4 +183,26 @@ func TestMembersFail(t *testing.T) {
 			t.Errorf("workers %d: res %v, err %v; want ErrConfig from member 1 and no model", workers, res, err)
 		}
 	}
+}
+
+// averageOfSingles trains the members one Train call at a time, with the
+// seeds cfg.Seed, cfg.Seed+1, … and cfg's workers, and averages them: the
+// reference for Config.Members.
+func averageOfSingles(t *testing.T, cfg Config, members int, train, val *data.Dataset) *model.NFIR {
+	t.Helper()
+	var singles []*model.NFIR
+	for i := range members {
+		one := cfg
+		one.Seed += uint64(i)
+		res, err := Train(context.Background(), one, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		singles = append(singles, res.Model)
+	}
+	want, err := model.Average(singles...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
 }
