@@ -239,3 +239,33 @@ func TestWriteRobotTable(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteSelectionTable: every table line has five cells, and only the
+// selected candidate is marked.
+func TestWriteSelectionTable(t *testing.T) {
+	folds := []RobotFold{
+		{Model: "FIR", End: 90.16, Middle: 89.95, Mean: 90.055, Seconds: 1},
+		{Model: "NFIR average of 10 (seeds 1–10)", End: 91.71, Middle: 89.12, Mean: 90.415, Selected: true, Seconds: 26},
+	}
+	var b strings.Builder
+	WriteSelectionTable(&b, folds)
+	out := b.String()
+	lines := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		lines++
+		if n := strings.Count(line, "|") - 1; n != 5 {
+			t.Errorf("%d cells, want 5: %s", n, line)
+		}
+	}
+	if lines != 4 || strings.Count(out, "(selected)") != 1 {
+		t.Errorf("want a header, a rule and two rows, one selected:\n%s", out)
+	}
+	for _, s := range []string{"| FIR | 90.16 | 89.95 | 90.06 | 1 s |", "| 91.71 | 89.12 | **90.42** (selected) | 26 s |"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("missing %q in\n%s", s, out)
+		}
+	}
+}

@@ -36,6 +36,10 @@ type Options struct {
 	// (training then uses the two pieces around it); the two make a two-fold
 	// cross-validation.
 	HoldoutAt string
+	// Select makes a robot run apply the two-fold selection rule
+	// (RobotSelect) to the models Only names, instead of training each on
+	// all of e (Robot).
+	Select bool
 	// Seeds is the number of training seeds (Seed, Seed+1, …) each robot
 	// NFIR model is trained with; every seed gets its own row, and with more
 	// than one a row of per-record medians follows (0 or 1: one seed).

@@ -63,6 +63,22 @@ func WriteRobotTable(w io.Writer, rows []RobotRow) {
 	}
 }
 
+// WriteSelectionTable writes the candidates of the two-fold selection rule
+// (RobotSelect) as a Markdown table, the selected one in bold.
+func WriteSelectionTable(w io.Writer, folds []RobotFold) {
+	fmt.Fprintln(w, "Selection on e alone (two-fold rule; v1–v3 not used):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| candidate | end fold | middle fold | mean | time |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, f := range folds {
+		m := fmt.Sprintf("%.2f", f.Mean)
+		if f.Selected {
+			m = "**" + m + "** (selected)"
+		}
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %s | %.0f s |\n", f.Model, f.End, f.Middle, m, f.Seconds)
+	}
+}
+
 // BoxPlot draws the per-batch test Fit of each row as a box (closed loop;
 // FB models get a second, blue box for the open-loop score, as the paper's
 // Fig. 4). Fits below lo are clipped to lo so one diverging batch does not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/passivenfir/gputrain/baselines"
@@ -185,23 +186,7 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		}
 		var seedRows []RobotRow
 		for k := range seeds {
-			cfg := cfgs[name]
-			cfg.Seed = o.Seed + uint64(k)
-			label := name
-			if seeds > 1 {
-				label = fmt.Sprintf("%s seed %d", name, cfg.Seed)
-			}
-			members := 1
-			if name == RobotAverage {
-				members = RobotMembers
-			}
-			if o.Members > 0 && cfg.Structure.Branches > 0 {
-				members = o.Members
-			}
-			if members > 1 {
-				cfg.Seed = o.Seed + uint64(k*members)
-				label = fmt.Sprintf("%s of %d (seeds %d–%d)", name, members, cfg.Seed, cfg.Seed+uint64(members)-1)
-			}
+			label, cfg, members := robotCandidate(o, cfgs, name, seeds, k)
 			row, err := robotRow(ctx, o, label, cfg, members, train, all)
 			if err != nil {
 				return rows, err
@@ -214,6 +199,30 @@ func Robot(ctx context.Context, o Options, dir string) ([]RobotRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// robotCandidate returns the label, configuration and number of members of
+// the k-th of seeds runs of the named robot NFIR model (an average of members
+// models from the k-th block of seeds when it has more than one member).
+func robotCandidate(o Options, cfgs map[string]trainer.Config, name string, seeds, k int) (string, trainer.Config, int) {
+	cfg := cfgs[name]
+	cfg.Seed = o.Seed + uint64(k)
+	label := name
+	if seeds > 1 {
+		label = fmt.Sprintf("%s seed %d", name, cfg.Seed)
+	}
+	members := 1
+	if name == RobotAverage {
+		members = RobotMembers
+	}
+	if o.Members > 0 && cfg.Structure.Branches > 0 {
+		members = o.Members
+	}
+	if members > 1 {
+		cfg.Seed = o.Seed + uint64(k*members)
+		label = fmt.Sprintf("%s of %d (seeds %d–%d)", name, members, cfg.Seed, cfg.Seed+uint64(members)-1)
+	}
+	return label, cfg, members
 }
 
 // robotRow trains one robot model (the average of members models of seeds
@@ -290,7 +299,7 @@ func robotRow(ctx context.Context, o Options, name string, cfg trainer.Config, m
 	if members > 1 {
 		row.Config += fmt.Sprintf(" — the mean of %d such models (seeds %d–%d) as one NFIR of %d branches (model.Average)", members, cfg.Seed, cfg.Seed+uint64(members)-1, m.Branches)
 	}
-	o.logf("robot: %s fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", name, row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
+	o.logf("robot: %s fit%s (%.0f s)", name, fitText(row, all), row.Seconds)
 	return row, nil
 }
 
@@ -342,8 +351,124 @@ func robotRENRow(ctx context.Context, o Options, train *data.Dataset, all []*dat
 	if o.Holdout > 0 {
 		row.Config += holdoutText(o, c.ValSkip, row.Fit["validation"])
 	}
-	o.logf("robot: REN fit e %.2f v1 %.2f v2 %.2f v3 %.2f (%.0f s)", row.Fit["e"], row.Fit["v1"], row.Fit["v2"], row.Fit["v3"], row.Seconds)
+	o.logf("robot: REN fit%s (%.0f s)", fitText(row, all), row.Seconds)
 	return row, nil
+}
+
+// fitText lists a row's validation Fit, if any, and its Fit on the records
+// it was scored on, for the log.
+func fitText(row RobotRow, scored []*data.Dataset) string {
+	var b strings.Builder
+	if v, ok := row.Fit["validation"]; ok {
+		fmt.Fprintf(&b, " validation %.2f", v)
+	}
+	for _, d := range scored {
+		fmt.Fprintf(&b, " %s %.2f", d.Name, row.Fit[d.Name])
+	}
+	return b.String()
+}
+
+// RobotFold is one candidate of the two-fold selection rule (RobotSelect):
+// its validation Fit on the held-out end of e and on the held-out middle,
+// each when trained on the rest of e, and their mean.
+type RobotFold struct {
+	Model    string  `json:"model"`
+	End      float64 `json:"end"`
+	Middle   float64 `json:"middle"`
+	Mean     float64 `json:"mean"`
+	Selected bool    `json:"selected"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// RobotSelectHoldout is the fraction of e each fold of RobotSelect holds
+// out when Options.Holdout is 0 (the fraction the rule was fixed with).
+const RobotSelectHoldout = 0.2
+
+// RobotSelect applies the two-fold selection rule of docs/results/robot.md
+// (fixed in session 6) to the robot models of RobotOrder that o names: each
+// is trained on e without its end fraction o.Holdout (0:
+// RobotSelectHoldout) and validated there, then without the middle one;
+// the candidate with the highest mean of the two validation Fits (the first
+// in RobotOrder on a tie) is trained on all of e and scored on e, v1, v2 and
+// v3. Only that model is ever scored on v1–v3, after the choice, so the
+// test records cannot leak into it. o.HoldoutAt is not used; o.Seeds must
+// be at most 1 (a candidate is one model, or one average with o.Members).
+func RobotSelect(ctx context.Context, o Options, dir string) ([]RobotFold, []RobotRow, error) {
+	if o.Seeds > 1 {
+		return nil, nil, fmt.Errorf("experiment: robot selection with %d seeds: a candidate is one model (use Members to average)", o.Seeds)
+	}
+	frac := o.Holdout
+	if frac == 0 {
+		frac = RobotSelectHoldout
+	}
+	train, tests, err := data.Robot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	cfgs := RobotConfigs(o)
+	var folds []RobotFold
+	var names []string // RobotOrder names of folds
+	for _, name := range RobotOrder {
+		if !o.want(name) {
+			continue
+		}
+		start := time.Now()
+		f := RobotFold{Model: name}
+		for _, at := range []string{"end", "middle"} {
+			fo := o
+			fo.Holdout, fo.HoldoutAt = frac, at
+			var row RobotRow
+			var err error
+			if name == "REN" {
+				row, err = robotRENRow(ctx, fo, train, nil)
+			} else {
+				label, cfg, members := robotCandidate(fo, cfgs, name, 1, 0)
+				f.Model = label
+				row, err = robotRow(ctx, fo, label+", "+at+" fold", cfg, members, train, nil)
+			}
+			if err != nil {
+				return folds, nil, err
+			}
+			if at == "end" {
+				f.End = row.Fit["validation"]
+			} else {
+				f.Middle = row.Fit["validation"]
+			}
+		}
+		f.Mean = (f.End + f.Middle) / 2
+		f.Seconds = time.Since(start).Seconds()
+		o.logf("robot: %s two-fold validation Fit %.2f (end %.2f, middle %.2f)", f.Model, f.Mean, f.End, f.Middle)
+		folds = append(folds, f)
+		names = append(names, name)
+	}
+	if len(folds) == 0 {
+		return nil, nil, fmt.Errorf("experiment: robot selection: no candidates (--only %q names none of %s)", strings.Join(o.Only, ","), strings.Join(RobotOrder, ", "))
+	}
+	best := -1
+	for i, f := range folds {
+		if !math.IsNaN(f.Mean) && (best < 0 || f.Mean > folds[best].Mean) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return folds, nil, fmt.Errorf("experiment: robot selection: no candidate has a finite validation Fit")
+	}
+	folds[best].Selected = true
+	o.logf("robot: selected %s; training it on all of e", folds[best].Model)
+	all := append([]*data.Dataset{train}, tests...)
+	o.Holdout = 0
+	var row RobotRow
+	name := names[best]
+	if name == "REN" {
+		row, err = robotRENRow(ctx, o, train, all)
+	} else {
+		label, cfg, members := robotCandidate(o, cfgs, name, 1, 0)
+		row, err = robotRow(ctx, o, label, cfg, members, train, all)
+	}
+	if err != nil {
+		return folds, nil, err
+	}
+	return folds, []RobotRow{row}, nil
 }
 
 // medianRow summarizes the rows of one model trained with several seeds: the

@@ -21,13 +21,16 @@ var Names = []string{"msd", "msd-noisy", "robot"}
 
 // Report is what one experiment produced.
 type Report struct {
-	Name     string     `json:"name"`
-	Command  string     `json:"command"`
-	Machine  string     `json:"machine"`
-	Seconds  float64    `json:"seconds"`
-	MSD      []Row      `json:"msd,omitempty"`
-	Robot    []RobotRow `json:"robot,omitempty"`
-	Markdown string     `json:"-"`
+	Name    string     `json:"name"`
+	Command string     `json:"command"`
+	Machine string     `json:"machine"`
+	Seconds float64    `json:"seconds"`
+	MSD     []Row      `json:"msd,omitempty"`
+	Robot   []RobotRow `json:"robot,omitempty"`
+	// Selection holds the candidates of a robot run with Options.Select,
+	// in RobotOrder; Robot then has the selected model's row alone.
+	Selection []RobotFold `json:"selection,omitempty"`
+	Markdown  string      `json:"-"`
 }
 
 // Run runs the named experiment and writes NAME.md, NAME.json and the box
@@ -45,12 +48,16 @@ func Run(ctx context.Context, name string, o Options, robotDir, dir, command str
 		if robotDir == "" {
 			return nil, fmt.Errorf("experiment: robot data not found: pass --robot DIR (the folder with robot_200Hz_u.csv)")
 		}
-		r.Robot, err = Robot(ctx, o, robotDir)
+		if o.Select {
+			r.Selection, r.Robot, err = RobotSelect(ctx, o, robotDir)
+		} else {
+			r.Robot, err = Robot(ctx, o, robotDir)
+		}
 	default:
 		return nil, fmt.Errorf("experiment: unknown experiment %q (want one of %s)", name, strings.Join(Names, ", "))
 	}
 	r.Seconds = time.Since(start).Seconds()
-	if err != nil && len(r.MSD) == 0 && len(r.Robot) == 0 {
+	if err != nil && len(r.MSD) == 0 && len(r.Robot) == 0 && len(r.Selection) == 0 {
 		return nil, err
 	}
 	if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
@@ -68,6 +75,10 @@ func Run(ctx context.Context, name string, o Options, robotDir, dir, command str
 		for _, row := range r.MSD {
 			fmt.Fprintf(&md, "- %s: %s\n", row.Model, row.Config)
 		}
+	}
+	if len(r.Selection) > 0 {
+		WriteSelectionTable(&md, r.Selection)
+		fmt.Fprintln(&md)
 	}
 	if len(r.Robot) > 0 {
 		WriteRobotTable(&md, r.Robot)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/passivenfir/gputrain/data"
@@ -27,6 +29,7 @@ func runExperiment(e *env, args []string) error {
 	fs.IntVar(&o.Batches, "batches", 0, "mass-spring-damper training batches (0: the paper's 300/100/100 split)")
 	fs.Float64Var(&o.Holdout, "holdout", 0, "robot: fraction of record e held out to validate every model (each then trains without it), scored after a lead-in of the model's longest memory (0: the paper's protocol)")
 	fs.StringVar(&o.HoldoutAt, "holdout-at", "end", "robot: where the --holdout part of e lies: end or middle (the two folds of a two-fold cross-validation)")
+	fs.BoolVar(&o.Select, "select", false, "robot: apply the two-fold selection rule to the --only models: train each without the end --holdout of e (default 0.2), then without the middle one, and train only the one with the best mean validation Fit on all of e; v1-v3 are scored for that model alone")
 	fs.IntVar(&o.Seeds, "seeds", 1, "robot: train each NFIR model with this many seeds (--seed, --seed+1, …), one row each plus their median")
 	fs.IntVar(&o.Members, "members", 0, "robot: train every NFIR model as the mean of this many members (seeds --seed, --seed+1, …), merged into one passive NFIR (0: one model, and 10 for \"NFIR average\")")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
@@ -44,7 +47,8 @@ Test data is never used for any choice: model selection uses validation batches 
 		example: `gputrain experiment msd --only FIR,FB
 gputrain experiment robot --robot ../shared/data/robot
 gputrain experiment robot --only "NFIR(paper code)" --seeds 5
-gputrain experiment robot --only "NFIR(paper code)" --members 5 --holdout 0.2 --holdout-at middle`,
+gputrain experiment robot --only "NFIR(paper code)" --members 5 --holdout 0.2 --holdout-at middle
+gputrain experiment robot --select --only "FIR,NFIR average"`,
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if err := parseFlags(e, fs, spec, args); err != nil {
@@ -75,11 +79,32 @@ gputrain experiment robot --only "NFIR(paper code)" --members 5 --holdout 0.2 --
 	if o.Members < 0 || o.Members > 1000 {
 		return usagef("--members %d: want 0 to 1000", o.Members)
 	}
+	if o.Select {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		switch {
+		case name != "robot":
+			return usagef("--select is for the robot experiment (the MSD experiments select on their validation batches)")
+		case set["holdout-at"]:
+			return usagef("--select uses both folds, the end and the middle of e: drop --holdout-at")
+		case o.Seeds > 1:
+			return usagef("--select with --seeds %d: a candidate is one model; use --members to average several", o.Seeds)
+		}
+	}
 	if quick {
 		o.Batches, o.Epochs, o.Patience, o.BPTTEpochs = 30, 20, 10, 5
 	}
 	if only != "" {
 		o.Only = strings.Split(only, ",")
+		models := experiment.MSDOrder
+		if name == "robot" {
+			models = experiment.RobotOrder
+		}
+		for _, m := range o.Only {
+			if !slices.Contains(models, m) {
+				return usagef("--only: %s has no model %q; its models are %s", name, m, strings.Join(models, ", "))
+			}
+		}
 	}
 	if name == "robot" {
 		if _, err := os.Stat(robotDir); robotDir == "" || err != nil {

@@ -394,6 +394,11 @@ func TestBadInput(t *testing.T) {
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
+		{"select with holdout-at", []string{"experiment", "robot", "--select", "--holdout-at", "end", "--out", dir}, "drop --holdout-at"},
+		{"select with seeds", []string{"experiment", "robot", "--select", "--seeds", "3", "--out", dir}, "--seeds 3"},
+		{"select msd", []string{"experiment", "msd", "--select", "--out", dir}, "--select is for the robot"},
+		{"only unknown robot model", []string{"experiment", "robot", "--only", "FIR,NFIR avg", "--out", dir}, "no model \"NFIR avg\""},
+		{"only unknown msd model", []string{"experiment", "msd", "--only", "FB-BPTT", "--out", dir}, "no model \"FB-BPTT\""},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},
 		{"hidden 4,x", trainArgs("--hidden", "4,x"), "comma-separated"},
 		{"feedback contradiction", trainArgs("--feedback", "--no-feedback"), "contradict"},
@@ -620,11 +625,10 @@ func TestShellJoin(t *testing.T) {
 	}
 }
 
-// TestExperimentRobotHoldout runs the robot experiment end to end on a
-// synthetic robot folder (records of a random passive FIR): with a holdout in
-// the middle of e the linear FIR reports its validation Fit beside e, v1–v3,
-// and --quiet keeps stderr empty.
-func TestExperimentRobotHoldout(t *testing.T) {
+// syntheticRobot writes a robot data folder whose four records (e, v1, v2,
+// v3) are white-noise inputs through one random 30-tap passive FIR.
+func syntheticRobot(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	g, err := data.PassiveFIR(3, 30, 0.1)
 	if err != nil {
@@ -658,6 +662,15 @@ func TestExperimentRobotHoldout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// TestExperimentRobotHoldout runs the robot experiment end to end on a
+// synthetic robot folder (records of a random passive FIR): with a holdout in
+// the middle of e the linear FIR reports its validation Fit beside e, v1–v3,
+// and --quiet keeps stderr empty.
+func TestExperimentRobotHoldout(t *testing.T) {
+	dir := syntheticRobot(t)
 	out := t.TempDir()
 	code, stdout, stderr := cli(t, "experiment", "robot", "--robot", dir, "--only", "FIR", "--holdout", "0.2",
 		"--holdout-at", "middle", "--workers", "1", "--quiet", "--json", "--out", out)
@@ -689,6 +702,81 @@ func TestExperimentRobotHoldout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "robot.json")); err != nil {
 		t.Errorf("report not written: %v", err)
+	}
+}
+
+// TestExperimentRobotSelect runs the two-fold selection rule end to end on a
+// synthetic robot folder: every candidate gets an end and a middle
+// validation Fit and their mean, the best mean is selected, only that model
+// is trained on all of e and scored on v1–v3, and no record of v1–v3 is
+// scored before the choice (the log says which records each run scored).
+func TestExperimentRobotSelect(t *testing.T) {
+	dir := syntheticRobot(t)
+	out := t.TempDir()
+	code, stdout, stderr := cli(t, "experiment", "robot", "--robot", dir, "--select", "--only", "FIR,NFIR average",
+		"--members", "2", "--workers", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	chosen := strings.Index(stderr, "robot: selected ")
+	if chosen < 0 {
+		t.Fatalf("no selection in the log:\n%s", stderr)
+	}
+	for _, line := range strings.Split(stderr[:chosen], "\n") {
+		if strings.HasPrefix(line, "robot: ") && strings.Contains(line, " fit") && (strings.Contains(line, " v1 ") || strings.Contains(line, " e ")) {
+			t.Errorf("scored on a record before the choice: %q", line)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "robot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Selection []struct {
+			Model             string
+			End, Middle, Mean float64
+			Selected          bool
+		} `json:"selection"`
+		Robot []struct {
+			Model string             `json:"model"`
+			Fit   map[string]float64 `json:"fit"`
+		} `json:"robot"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Selection) != 2 || len(rep.Robot) != 1 {
+		t.Fatalf("%d candidates and %d rows, want 2 and 1: %s", len(rep.Selection), len(rep.Robot), b)
+	}
+	best, n := -1, 0
+	for i, f := range rep.Selection {
+		if !(f.End > 90 && f.Middle > 90) || math.Abs(f.Mean-(f.End+f.Middle)/2) > 1e-9 {
+			t.Errorf("candidate %+v: want both folds > 90 (a linear plant) and their mean", f)
+		}
+		if best < 0 || f.Mean > rep.Selection[best].Mean {
+			best = i
+		}
+		if f.Selected {
+			n++
+		}
+	}
+	if n != 1 || !rep.Selection[best].Selected {
+		t.Errorf("selected %+v, want exactly the best mean", rep.Selection)
+	}
+	row := rep.Robot[0]
+	if row.Model != rep.Selection[best].Model {
+		t.Errorf("trained %q on all of e, selected %q", row.Model, rep.Selection[best].Model)
+	}
+	for _, k := range []string{"e", "v1", "v2", "v3"} {
+		if v, ok := row.Fit[k]; !ok || !(v > 90) {
+			t.Errorf("Fit[%s] = %v (present %v), want > 90", k, v, ok)
+		}
+	}
+	if _, ok := row.Fit["validation"]; ok {
+		t.Errorf("the selected model, trained on all of e, reports a validation Fit: %v", row.Fit)
+	}
+	if !strings.Contains(stdout, "(selected)") || !strings.Contains(stdout, "| candidate | end fold | middle fold | mean | time |") {
+		t.Errorf("report without the selection table:\n%s", stdout)
 	}
 }
 
