@@ -1,11 +1,14 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
@@ -177,10 +180,21 @@ func Encode(w io.Writer, m *NFIR, meta Meta) error {
 // dimension, finiteness, and — when the file claims passivity — the
 // certificate, recomputed from the taps.
 func Decode(r io.Reader) (*NFIR, Meta, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("model: %w", err)
+	}
+	if !utf8.Valid(b) {
+		return nil, Meta{}, fmt.Errorf("%w: not UTF-8", ErrFormat)
+	}
 	var f File
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	keys, err := fileKeys(b)
+	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	if f.Format != Format {
@@ -192,11 +206,15 @@ func Decode(r io.Reader) (*NFIR, Meta, error) {
 	s := Structure{Branches: f.Structure.Branches, Taps: f.Structure.Taps, R1: f.Structure.R1, R2: f.Structure.R2,
 		Hidden: f.Structure.Hidden, Feedback: f.Structure.Feedback, LinearTaps: f.Structure.LinearTaps,
 		HoldStart: f.Structure.HoldStart}
-	if s.HoldStart && f.Version < 2 {
+	if keys["structure.hold_start"] && f.Version < 2 {
 		return nil, Meta{}, fmt.Errorf("%w: structure.hold_start needs version 2, the file says %d", ErrFormat, f.Version)
 	}
 	if err := s.Check(); err != nil {
 		return nil, Meta{}, err
+	}
+	if s.Branches == 0 && (len(f.MLP.Sizes) > 0 || len(f.MLP.Weights) > 0 || len(f.MLP.Biases) > 0) {
+		return nil, Meta{}, fmt.Errorf("%w: a model without branches has no lifting network, but mlp has %d sizes, %d weight and %d bias arrays",
+			ErrShape, len(f.MLP.Sizes), len(f.MLP.Weights), len(f.MLP.Biases))
 	}
 	m := &NFIR{Structure: s, Lin: f.Linear,
 		UScaler: data.Scaler(f.Scalers.U), QScaler: data.Scaler(f.Scalers.Q),
@@ -228,12 +246,97 @@ func Decode(r io.Reader) (*NFIR, Meta, error) {
 			return nil, Meta{}, err
 		}
 		if !cert.Passive {
-			return nil, Meta{}, fmt.Errorf("%w: mode %q, certified minima %+v", ErrNotPassive, meta.Mode, cert)
+			return nil, Meta{}, fmt.Errorf("%w: mode %q claims passivity, but %s", ErrNotPassive, meta.Mode, cert.failures())
 		}
 	default:
 		return nil, Meta{}, fmt.Errorf("%w: passivity mode %q, want exact, sampled, kyp or none", ErrFormat, meta.Mode)
 	}
 	return m, meta, nil
+}
+
+// failures lists the FIRs of c whose certified minimum is negative.
+func (c Certificate) failures() string {
+	var bad []string
+	for j, b := range c.Branches {
+		if !(b.MinRe >= 0) {
+			bad = append(bad, fmt.Sprintf("branch %d has min Re G ≥ %.3g (at ω = %.4g)", j, b.MinRe, b.Omega))
+		}
+	}
+	if c.Linear != nil && !(c.Linear.MinRe >= 0) {
+		bad = append(bad, fmt.Sprintf("the linear FIR has min Re G ≥ %.3g (at ω = %.4g)", c.Linear.MinRe, c.Linear.Omega))
+	}
+	if len(bad) == 0 {
+		return "a minimum is zero within rounding and cannot be certified non-negative"
+	}
+	return strings.Join(bad, "; ")
+}
+
+// fileKeys walks the JSON document b and refuses what encoding/json lets
+// through but a strict reader in another language would not: a key that
+// matches the format's only when case is ignored (encoding/json matches
+// keys case-insensitively, and every key of the format is lower case), a
+// key given twice (encoding/json keeps the last), and anything after the
+// object. The free-form "training" object is not inspected. It returns the
+// dotted paths of the keys present (array elements share their array's
+// path), so that a field's presence can be told from its zero value.
+func fileKeys(b []byte) (map[string]bool, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	seen := map[string]bool{}
+	var walk func(path string) error
+	walk = func(path string) error {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		d, ok := t.(json.Delim)
+		if !ok {
+			return nil
+		}
+		here := map[string]bool{}
+		for dec.More() {
+			if d == '[' {
+				if err := walk(path); err != nil {
+					return err
+				}
+				continue
+			}
+			kt, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := kt.(string)
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			switch {
+			case here[k]:
+				return fmt.Errorf("key %q given twice", p)
+			case k != strings.ToLower(k):
+				return fmt.Errorf("key %q: keys are lower case", p)
+			}
+			here[k], seen[p] = true, true
+			if p == "training" {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := walk(p); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err
+	}
+	if err := walk(""); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the model object")
+	}
+	return seen, nil
 }
 
 // Save writes the model file atomically: to a temporary file in the same

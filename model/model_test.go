@@ -221,12 +221,28 @@ func TestFileErrors(t *testing.T) {
 	good := buf.String()
 	nonPassive := m.Clone()
 	nonPassive.G[0] = -10
+	lin := randomModel(t, Structure{LinearTaps: 4}, 5)
+	buf.Reset()
+	if err := Encode(&buf, lin, Meta{Mode: "exact"}); err != nil {
+		t.Fatal(err)
+	}
+	linear := buf.String()
 	tests := []struct {
 		name string
 		text string
 		want error
 	}{
 		{"not json", "hello", ErrFormat},
+		{"not UTF-8", strings.Replace(good, `"format"`, "\"training\": {\"note\": \"\xff\"}, \"format\"", 1), ErrFormat},
+		{"data after the object", good + "{}", ErrFormat},
+		// encoding/json would match these case-insensitively and keep the
+		// last of two equal keys; the format's keys are exact and unique.
+		{"key case", strings.Replace(good, `"version"`, `"Version"`, 1), ErrFormat},
+		{"nested key case", strings.Replace(good, `"taps"`, `"TAPS"`, 1), ErrFormat},
+		{"duplicate key", strings.Replace(good, `"format"`, `"version": 1, "format"`, 1), ErrFormat},
+		{"hold_start false in version 1", strings.Replace(good, `"linear_taps": 0`, `"linear_taps": 0, "hold_start": false`, 1), ErrFormat},
+		{"lifting network without branches", strings.Replace(linear, `"weights": null`, `"weights": [[1, 2]]`, 1), ErrShape},
+		{"training is free-form", strings.Replace(good, `"format"`, `"training": {"LR": 1, "LR": 2}, "format"`, 1), nil},
 		{"format", strings.Replace(good, Format, "other", 1), ErrFormat},
 		{"version", strings.Replace(good, `"version": 1`, `"version": 99`, 1), ErrFormat},
 		{"unknown field", strings.Replace(good, `"format"`, `"extra": 1, "format"`, 1), ErrFormat},
@@ -250,7 +266,7 @@ func TestFileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := strings.Replace(buf.String(), `"mode": "none"`, `"mode": "exact"`, 1)
-	if _, _, err := Decode(strings.NewReader(forged)); !errors.Is(err, ErrNotPassive) {
+	if _, _, err := Decode(strings.NewReader(forged)); !errors.Is(err, ErrNotPassive) || !strings.Contains(err.Error(), "branch 0 has min Re G ≥ -") {
 		t.Errorf("decode forged passive claim: %v", err)
 	}
 	// Save never leaves a partial file behind.

@@ -172,6 +172,24 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		// reaching this line is a bug, and a non-passive model must not leave.
 		return nil, fmt.Errorf("trainer: internal error: %s-mode model fails its passivity certificate %+v", cfg.Passivity, cert)
 	}
+	if cfg.Passivity != "none" {
+		changed, err := addHeadroom(s.best)
+		if err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		if changed {
+			if cert, err = s.best.Certify(); err != nil {
+				return nil, err
+			}
+			if !math.IsNaN(s.bestV) {
+				ev, err := Evaluate(s.best, val, cfg.ValSkip)
+				if err != nil {
+					return nil, fmt.Errorf("trainer: the validation data: %w", err)
+				}
+				s.bestV = ev.ClosedLoop.Median
+			}
+		}
+	}
 	raw, _ := json.Marshal(cfg)
 	res := &Result{
 		Model:      s.best,

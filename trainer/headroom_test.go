@@ -1,0 +1,131 @@
+package trainer
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// TestAddHeadroom: FIRs whose certified minimum of Re G lies below
+// certHeadroom·Σ|g| (here: at zero up to rounding, and at a margin of 1e-11,
+// as exact mode leaves them) get exactly that much added to g(0) and nothing
+// else; FIRs with a larger margin are left alone.
+func TestAddHeadroom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	s := model.Structure{Branches: 3, Taps: 40, R1: 2, R2: 2, Hidden: []int{3}, Feedback: true, LinearTaps: 25}
+	for trial := range 5 {
+		m, err := model.RandomPassive(s, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Branch 0 at zero, branch 1 at 1e-11, the rest as drawn (a margin
+		// far above the headroom).
+		for j, margin := range []float64{0, 1e-11} {
+			g := m.Branch(j)
+			c, err := convex.Certify(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g[0] += margin - c.Upper
+		}
+		before := m.Clone()
+		changed, err := addHeadroom(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !changed {
+			t.Fatalf("trial %d: nothing changed", trial)
+		}
+		firs := func(m *model.NFIR) [][]float64 {
+			f := [][]float64{m.Lin}
+			for j := range m.Branches {
+				f = append(f, m.Branch(j))
+			}
+			return f
+		}
+		old := firs(before)
+		for i, g := range firs(m) {
+			var sum float64
+			for _, v := range g {
+				sum += math.Abs(v)
+			}
+			c, err := convex.Certify(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.MinRe < 0.99*certHeadroom*sum {
+				t.Errorf("trial %d FIR %d: min Re G %g after, want ≥ %g", trial, i, c.MinRe, certHeadroom*sum)
+			}
+			for k := 1; k < len(g); k++ {
+				if g[k] != old[i][k] {
+					t.Fatalf("trial %d FIR %d: tap %d changed", trial, i, k)
+				}
+			}
+			oc, _ := convex.Certify(old[i])
+			var oldSum float64
+			for _, v := range old[i] {
+				oldSum += math.Abs(v)
+			}
+			want := certHeadroom * oldSum
+			lift := g[0] - old[i][0]
+			switch {
+			case oc.MinRe >= want && lift != 0:
+				t.Errorf("trial %d FIR %d: margin %g was enough, g(0) moved by %g", trial, i, oc.MinRe, lift)
+			case oc.MinRe < want && math.Abs(lift-(want-oc.MinRe)) > 1e-15*sum:
+				t.Errorf("trial %d FIR %d: g(0) moved by %g, want %g", trial, i, lift, want-oc.MinRe)
+			}
+		}
+	}
+}
+
+// TestTrainedFIRsKeepHeadroom: models returned by Train in every passive
+// mode keep certHeadroom on every FIR, on data of a model whose linear FIR
+// is not passive, so that its constraints are active and exact mode ends at
+// its margin of 0; the reported validation
+// Fit is the returned model's.
+func TestTrainedFIRsKeepHeadroom(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 8, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true, LinearTaps: 5}
+	truth, err := model.RandomPassive(st, rand.New(rand.NewPCG(9, 9)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Re G = 0.5 − 0.9cos 3ω of the linear part dips below zero: its best
+	// passive fit lies on the constraint.
+	truth.Lin = []float64{0.5, 0, 0, -0.9, 0}
+	train, val := simulate(truth, 8, 80, 2), simulate(truth, 4, 80, 3)
+	for _, mode := range []string{"exact", "sampled", "kyp"} {
+		cfg := DefaultConfig()
+		cfg.Structure = st
+		cfg.Passivity, cfg.Iters, cfg.Epochs, cfg.Patience, cfg.Rho, cfg.H, cfg.Eps = mode, 1, 3, 0, 0, 500, 0
+		res, err := Train(t.Context(), cfg, train, val)
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		m := res.Model
+		firs := [][]float64{m.Lin}
+		mins := []float64{res.Cert.Linear.MinRe}
+		for j := range m.Branches {
+			firs = append(firs, m.Branch(j))
+			mins = append(mins, res.Cert.Branches[j].MinRe)
+		}
+		for i, g := range firs {
+			var sum float64
+			for _, v := range g {
+				sum += math.Abs(v)
+			}
+			if c, _ := convex.Certify(g); c.MinRe != mins[i] || mins[i] < 0.99*certHeadroom*sum {
+				t.Errorf("%s FIR %d: min Re G %g (certificate says %g), want ≥ %g·Σ|g| = %g", mode, i, c.MinRe, mins[i], certHeadroom, certHeadroom*sum)
+			}
+		}
+		ev, err := Evaluate(m, val, cfg.ValSkip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(ev.ClosedLoop.Median-res.BestValFit) > 1e-9 {
+			t.Errorf("%s: BestValFit %g, the returned model scores %g", mode, res.BestValFit, ev.ClosedLoop.Median)
+		}
+	}
+}
