@@ -15,7 +15,10 @@
 // certified by the exact certificate before a model is returned in a passive
 // mode. In "sampled" mode, whose ε and H are guesses (Theorem 3), a branch
 // that fails the certificate is re-solved in exact mode, so a non-passive
-// model is never returned as passive.
+// model is never returned as passive. Every FIR of a returned passive model
+// keeps min Re G ≥ 1e-7·Σ|g| (a uniform raise of g(0) where the solver left
+// less), so that a certificate computed by another program, with rounding
+// bounds of its own, agrees with ours.
 //
 // The best model on the validation set (median closed-loop Fit, the deployed
 // use of the model) over all iterations is returned.
