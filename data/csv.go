@@ -117,7 +117,7 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	wrapRead := func(err error) error {
 		switch {
 		case errors.Is(err, errCap):
-			return fmt.Errorf("data: %s: more than MaxBytes = %d bytes; split the file or raise ReadOptions.MaxBytes: %w",
+			return fmt.Errorf("data: %s: more than MaxBytes = %d bytes; split the file (from Go: raise ReadOptions.MaxBytes): %w",
 				sp.name, sp.maxBytes, ErrTooLarge)
 		case errors.Is(err, errLineTooLong):
 			return fmt.Errorf("data: %s line %d: longer than %d bytes; is this a CSV file with one sample per line?: %w",
@@ -187,13 +187,13 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	}
 	for i, w := range sp.required {
 		if colIdx[i] < 0 {
-			return nil, fmt.Errorf("data: %s line %d: missing column %q; the header has %q; name the columns with ReadOptions (--u/--y): %w",
+			return nil, fmt.Errorf("data: %s line %d: missing column %q; the header has %q; choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
 				sp.name, headerLine, w, strings.Join(header, ","), ErrMissingColumn)
 		}
 	}
 	if unknown >= 0 && !sp.ignoreExtra {
 		opt := append(append([]string(nil), sp.optional...), sp.batch)
-		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, choose column names with ReadOptions (--u/--y), or set IgnoreExtra: %w",
+		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it or choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol, IgnoreExtra): %w",
 			sp.name, headerLine, header[unknown], unknown+1, strings.Join(sp.required, ","), strings.Join(opt, ","), ErrUnknownColumn)
 	}
 	out := &csvData{present: make([]bool, len(sp.optional))}

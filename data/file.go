@@ -29,7 +29,7 @@ func openLimited(path string, maxBytes int64) (*os.File, error) {
 	}
 	if maxBytes >= 0 && fi.Size() > maxBytes {
 		f.Close()
-		return nil, fmt.Errorf("data: %s: %d bytes, more than MaxBytes = %d; split the file or raise ReadOptions.MaxBytes: %w",
+		return nil, fmt.Errorf("data: %s: %d bytes, more than MaxBytes = %d; split the file (from Go: raise ReadOptions.MaxBytes): %w",
 			path, fi.Size(), maxBytes, ErrTooLarge)
 	}
 	return f, nil

@@ -119,7 +119,7 @@ func (m *matReader) sub(r io.Reader) (typ uint32, data []byte, err error) {
 	}
 	if m.budget >= 0 {
 		if size > m.budget {
-			return 0, nil, fmt.Errorf("data: %s: an array of %d bytes exceeds MaxBytes; raise ReadOptions.MaxBytes: %w", m.name, size, ErrTooLarge)
+			return 0, nil, fmt.Errorf("data: %s: an array of %d bytes exceeds MaxBytes; split the data (from Go: raise ReadOptions.MaxBytes): %w", m.name, size, ErrTooLarge)
 		}
 		m.budget -= size
 	}
@@ -345,7 +345,7 @@ func readMAT(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	get := func(col string, required bool) (*matVar, error) {
 		v := vars[col]
 		if v == nil && required {
-			return nil, fmt.Errorf("data: %s: no real numeric variable %q; name the variables with ReadOptions (--u/--y): %w", name, col, ErrMissingColumn)
+			return nil, fmt.Errorf("data: %s: no real numeric variable %q; choose the variable names with --u and --y (from Go: ReadOptions.UCol, YCol): %w", name, col, ErrMissingColumn)
 		}
 		if v != nil {
 			if err := checkFinite(name, "variable "+col, v.data); err != nil {

@@ -50,7 +50,7 @@ func readNPYArray(r io.Reader, name string, maxBytes int64) (*npyArray, error) {
 			n *= s
 		}
 		if maxBytes >= 0 && int64(n)*8 > maxBytes {
-			return fmt.Errorf("data: %s: shape %v needs %d bytes, more than MaxBytes = %d; raise ReadOptions.MaxBytes: %w",
+			return fmt.Errorf("data: %s: shape %v needs %d bytes, more than MaxBytes = %d; split the data (from Go: raise ReadOptions.MaxBytes): %w",
 				name, h.Descr.Shape, int64(n)*8, maxBytes, ErrTooLarge)
 		}
 		if n == 0 {
@@ -184,7 +184,7 @@ func readNPZ(f *os.File, name string, opt ReadOptions) (*Dataset, error) {
 			for n := range keys {
 				names = append(names, n)
 			}
-			return nil, fmt.Errorf("data: %s: no array %q (arrays: %s); save it with numpy.savez(path, u=..., y=...) or set ReadOptions.UCol/YCol: %w",
+			return nil, fmt.Errorf("data: %s: no array %q (arrays: %s); save it with numpy.savez(path, u=..., y=...) or choose the names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
 				name, col, strings.Join(names, ","), ErrMissingColumn)
 		}
 		rc, err := zr.Open(k)

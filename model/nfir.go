@@ -59,7 +59,7 @@ func (s Structure) Memory() int {
 func (s Structure) Check() error {
 	switch {
 	case s.Branches < 0 || s.Taps < 0 || s.R1 < 0 || s.R2 < 0 || s.LinearTaps < 0:
-		return fmt.Errorf("%w: negative size in %+v", ErrShape, s)
+		return fmt.Errorf("%w: negative size (branches %d, taps %d, r1 %d, r2 %d, linear taps %d)", ErrShape, s.Branches, s.Taps, s.R1, s.R2, s.LinearTaps)
 	case s.Branches == 0 && s.LinearTaps == 0:
 		return fmt.Errorf("%w: no branches and no linear FIR: the model has no parameters", ErrShape)
 	case s.Branches > 0 && s.Taps == 0:
@@ -197,9 +197,9 @@ func (m *NFIR) Check() error {
 	if !allFinite(m.G) || !allFinite(m.Lin) {
 		return fmt.Errorf("%w: FIR taps", ErrNotFinite)
 	}
-	for _, s := range []data.Scaler{m.UScaler, m.QScaler} {
+	for i, s := range []data.Scaler{m.UScaler, m.QScaler} {
 		if !(s.Scale > 0) || !(s.Std > 0) || math.IsInf(s.Scale, 0) || math.IsInf(s.Std, 0) || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
-			return fmt.Errorf("%w: scaler %+v needs finite Scale > 0, Std > 0 and a finite Mean", ErrShape, s)
+			return fmt.Errorf("%w: the %s scaler (scale %g, mean %g, std %g) needs a finite scale > 0, std > 0 and a finite mean", ErrShape, []string{"u", "q"}[i], s.Scale, s.Mean, s.Std)
 		}
 	}
 	if m.Branches == 0 {

@@ -3,6 +3,7 @@ package trainer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/passivenfir/gputrain/model"
@@ -206,11 +207,18 @@ func (e Event) String() string {
 	if e.Epochs > 0 {
 		s += fmt.Sprintf(" epoch %4d/%d", e.Epoch+1, e.Epochs)
 	}
+	// A Fit not measured (no validation data) is NaN: printed as a dash.
+	pct := func(v float64) string {
+		if math.IsNaN(v) {
+			return "      –"
+		}
+		return fmt.Sprintf("%6.2f%%", v)
+	}
 	if e.Stage == "eval" || e.Stage == "done" {
 		// These events score a model; they carry no training loss.
-		s += fmt.Sprintf("  closed-loop val fit %6.2f%%  %6.1fs", e.ValFit, e.Elapsed.Seconds())
+		s += fmt.Sprintf("  closed-loop val fit %s  %6.1fs", pct(e.ValFit), e.Elapsed.Seconds())
 	} else {
-		s += fmt.Sprintf("  loss %.4g  train fit %6.2f%%  val fit %6.2f%%  %6.1fs", e.Loss, e.TrainFit, e.ValFit, e.Elapsed.Seconds())
+		s += fmt.Sprintf("  loss %.4g  train fit %s  val fit %s  %6.1fs", e.Loss, pct(e.TrainFit), pct(e.ValFit), e.Elapsed.Seconds())
 	}
 	if e.Note != "" {
 		s += "  " + e.Note

@@ -14,7 +14,7 @@ func TestEventString(t *testing.T) {
 		{Event{Stage: "adam", Iter: 1, Epoch: 9, Epochs: 20, Loss: 0.5, TrainFit: 80, ValFit: 75.5, Elapsed: 3 * time.Second},
 			"adam    iter 2 epoch   10/20  loss 0.5  train fit  80.00%  val fit  75.50%     3.0s"},
 		{Event{Stage: "theta_g", Loss: 2, TrainFit: 90, ValFit: math.NaN(), Note: "n"},
-			"theta_g iter 1  loss 2  train fit  90.00%  val fit    NaN%     0.0s  n"},
+			"theta_g iter 1  loss 2  train fit  90.00%  val fit       –     0.0s  n"},
 		{Event{Stage: "eval", Iter: 3, ValFit: 88.25, Member: 2, Members: 5, Elapsed: time.Second},
 			"eval    member 2/5 iter 4  closed-loop val fit  88.25%     1.0s"},
 		{Event{Stage: "done", Iter: 3, ValFit: 88.25, TrainFit: math.NaN()},

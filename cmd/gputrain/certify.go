@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -38,12 +37,10 @@ gputrain certify --model model.json --json --plot plots`,
 	if modelPath == "" {
 		return usagef("--model FILE is required (a model.json written by 'gputrain train')")
 	}
-	m, meta, err := model.Load(modelPath)
+	// Inspect, not Load: a file whose passivity claim fails is what this
+	// command exists to report on, with the same table and JSON.
+	m, meta, err := model.Inspect(modelPath)
 	if err != nil {
-		if errors.Is(err, model.ErrNotPassive) {
-			// The file claims passivity that its taps do not have.
-			return failf("NOT passive: %v", err)
-		}
 		return badInput(fmt.Errorf("--model: %w", err))
 	}
 	cert, err := m.Certify()
@@ -74,6 +71,9 @@ gputrain certify --model model.json --json --plot plots`,
 		fmt.Fprintf(e.stdout, "certificate: %s\n", certText(cert))
 	}
 	if !cert.Passive {
+		if meta.Mode != "none" {
+			return failf("the model is NOT passive, though the file claims it (passivity %q): some FIR has Re G(e^{iω}) < 0 (see above); no gputrain command will load it", meta.Mode)
+		}
 		return failf("the model is NOT passive: some FIR has Re G(e^{iω}) < 0 (see above)")
 	}
 	return nil

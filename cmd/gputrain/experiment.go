@@ -79,6 +79,9 @@ gputrain experiment robot --select --only "FIR,NFIR average"`,
 	if o.Members < 0 || o.Members > 1000 {
 		return usagef("--members %d: want 0 to 1000", o.Members)
 	}
+	if err := checkOutDir("out", out); err != nil {
+		return err
+	}
 	if o.Select {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

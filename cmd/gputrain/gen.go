@@ -23,6 +23,10 @@ func runGen(e *env, args []string) error {
 	return usagef("unknown generator %q; the only generator is msd (gputrain gen msd --help)", args[0])
 }
 
+// maxGenSamples bounds the samples of one generated file, which is built
+// in memory (three float64 per sample) before it is written.
+const maxGenSamples = 50_000_000
+
 func runGenMSD(e *env, args []string) error {
 	fs := newFlags("gputrain gen msd")
 	var (
@@ -55,6 +59,12 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	if samples < 2 {
 		return usagef("--samples %d: must be ≥ 2", samples)
 	}
+	if int64(batches)*int64(samples) > maxGenSamples {
+		return usagef("--batches %d × --samples %d: at most %d samples in one file (about 2 GB of CSV); write several files with different --seed", batches, samples, maxGenSamples)
+	}
+	if snr.set && !(snr.v >= -100 && snr.v <= 300) {
+		return usagef("--snr %v: want a number of dB between -100 and 300", snr.v)
+	}
 	if out == "" {
 		return usagef("--out FILE is required (.csv, .npz or .mat)")
 	}
@@ -68,7 +78,7 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	default:
 		return usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
 	}
-	if err := checkOutPath("out", out); err != nil {
+	if err := checkOutPath("out", out, nil); err != nil {
 		return err
 	}
 	cfg := data.MSDConfig{Batches: batches, Seed: seed, Samples: samples}
@@ -81,6 +91,9 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	d, err := data.GenerateMSD(cfg)
 	if err != nil {
 		return badInput(err)
+	}
+	if err := e.ctx.Err(); err != nil {
+		return failf("interrupted: nothing written")
 	}
 	if err := write(out, d); err != nil {
 		return failf("%v", err)

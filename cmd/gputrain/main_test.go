@@ -394,6 +394,15 @@ func TestBadInput(t *testing.T) {
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
+		{"gen too large", []string{"gen", "msd", "--batches", "1000000", "--samples", "1000", "--out", outCSV}, "at most 50000000 samples"},
+		{"gen snr", []string{"gen", "msd", "--snr", "-1e308", "--out", outCSV}, "--snr"},
+		{"experiment out is a file", []string{"experiment", "msd", "--quick", "--out", good}, "is not a directory"},
+		{"train out is the data", []string{"train", "--data", good, "--out", good}, "is the --data file"},
+		{"train out is the validation data", trainArgs("--val", badCSV, "--out", badCSV), "is the --val file"},
+		{"train out is stdout", trainArgs("--out", "-"), "written to a file"},
+		{"train plot is a file", trainArgs("--plot", good), "is not a directory"},
+		{"simulate out is the data", []string{"simulate", "--model", modelPath, "--data", good, "--out", good}, "is the --data file"},
+		{"simulate out is the model", []string{"simulate", "--model", modelPath, "--data", good, "--out", modelPath}, "is the --model file"},
 		{"select with holdout-at", []string{"experiment", "robot", "--select", "--holdout-at", "end", "--out", dir}, "drop --holdout-at"},
 		{"select with seeds", []string{"experiment", "robot", "--select", "--seeds", "3", "--out", dir}, "--seeds 3"},
 		{"select msd", []string{"experiment", "msd", "--select", "--out", dir}, "--select is for the robot"},
@@ -457,6 +466,49 @@ func TestBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCertifyFailedClaim: certify reports on a file whose passivity claim
+// its taps fail (which every other command refuses to load) with the same
+// table and JSON as for any model, and exits 1; eval refuses it (exit 2).
+func TestCertifyFailedClaim(t *testing.T) {
+	dir := t.TempDir()
+	good := genData(t, dir, 2, "1")
+	path := filepath.Join(dir, "model.json")
+	mustRun(t, append([]string{"train", "--data", good, "--out", path}, tiny...)...)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	f["g"].([]any)[1].([]any)[0] = -100.0 // branch 1: Re G ≤ −100 + Σ_{k>0}|g(k)| < 0
+	if b, err = json.Marshal(f); err != nil {
+		t.Fatal(err)
+	}
+	forged := filepath.Join(dir, "forged.json")
+	if err := os.WriteFile(forged, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := cli(t, "certify", "--model", forged)
+	if code != exitFailure || !strings.Contains(stdout, "branch 1") || !strings.Contains(stderr, "claims it") {
+		t.Errorf("certify: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "certify", "--model", forged, "--json")
+	var cert struct {
+		Passive  bool `json:"passive"`
+		Branches []struct {
+			MinRe float64 `json:"min_re"`
+		} `json:"branches"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &cert); err != nil || code != exitFailure || cert.Passive || len(cert.Branches) != 2 || !(cert.Branches[1].MinRe < -50) || !(cert.Branches[0].MinRe >= 0) {
+		t.Errorf("certify --json: exit %d, %+v (%v) from %q", code, cert, err, stdout)
+	}
+	if code, _, stderr := cli(t, "eval", "--model", forged, "--data", good); code != exitUsage || !strings.Contains(stderr, "passivity claim fails") {
+		t.Errorf("eval of the forged file: exit %d, %s", code, stderr)
 	}
 }
 

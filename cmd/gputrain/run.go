@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -99,7 +100,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			// Restore the default action so that a second Ctrl-C kills the
 			// process (files are written atomically, so that is safe too).
 			stop()
-			fmt.Fprintln(stderr, "\ngputrain: interrupted: stopping and keeping the best model so far (Ctrl-C again to abort)")
+			what := "stopping; nothing is written"
+			if len(args) > 0 && slices.Contains([]string{"train", "demo", "experiment"}, args[0]) {
+				what = "stopping and keeping the best model so far"
+			}
+			fmt.Fprintf(stderr, "\ngputrain: interrupted: %s (Ctrl-C again to abort)\n", what)
 		}()
 	}
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}

@@ -60,7 +60,7 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 		return usagef("--out FILE.csv is required (or --out - for stdout)")
 	}
 	if out != "-" {
-		if err := checkOutPath("out", out); err != nil {
+		if err := checkOutPath("out", out, map[string]string{"data": dataPath, "model": modelPath}); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -182,18 +183,42 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 }
 
 // checkOutPath fails early (before hours of training) when path cannot be
-// written: its directory must exist and path must not be a directory.
-func checkOutPath(flagName, path string) error {
+// written: its directory must exist, and path must not be a directory, a
+// device or a pipe, nor the same file as one of the inputs (flag name →
+// path), which the output would destroy.
+func checkOutPath(flagName, path string, inputs map[string]string) error {
 	if path == "" {
 		return usagef("--%s is empty; give a file name", flagName)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("--%s %s is a directory; give a file name", flagName, path)
+	if path == "-" {
+		return usagef("--%s -: this output is written to a file; give a file name", flagName)
+	}
+	if fi, err := os.Stat(path); err == nil {
+		switch {
+		case fi.IsDir():
+			return usagef("--%s %s is a directory; give a file name", flagName, path)
+		case !fi.Mode().IsRegular():
+			return usagef("--%s %s is not a regular file (a device or a pipe); give a file name", flagName, path)
+		}
+		for _, name := range slices.Sorted(maps.Keys(inputs)) {
+			if in, err := os.Stat(inputs[name]); err == nil && os.SameFile(fi, in) {
+				return usagef("--%s %s is the --%s file: writing it would destroy the input; give another name", flagName, path, name)
+			}
+		}
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return usagef("--%s %s: directory %s does not exist; create it first", flagName, path, dir)
+	}
+	return nil
+}
+
+// checkOutDir fails early when path, a directory the command will create
+// if needed, exists as something else.
+func checkOutDir(flagName, path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return usagef("--%s %s exists and is not a directory; give a directory", flagName, path)
 	}
 	return nil
 }
@@ -389,8 +414,13 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if !finite(ts) || ts < 0 {
 		return usagef("--ts %v: must be a finite number ≥ 0", ts)
 	}
-	if err := checkOutPath("out", out); err != nil {
+	if err := checkOutPath("out", out, map[string]string{"data": dataPath, "val": valPath, "config": config}); err != nil {
 		return err
+	}
+	if plotDir != "" {
+		if err := checkOutDir("plot", plotDir); err != nil {
+			return err
+		}
 	}
 	opt := data.ReadOptions{UCol: uCol, YCol: yCol, Ts: ts}
 	mem := cfg.Structure.Memory()

@@ -6,17 +6,27 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
 // Write creates or replaces path with what write produces. On any error the
-// temporary file is removed and path is left as it was. The file is made
-// readable by others (0644), as an ordinary output file.
+// temporary file is removed and path is left as it was. A new file is made
+// readable by others (0644), as an ordinary output file; a file that is
+// replaced keeps its permission bits. A symbolic link is followed, so that
+// its target is replaced and the link stays. Anything else that is not a
+// regular file (a directory, a device such as /dev/null, a named pipe) is
+// refused: renaming over it would replace the device or pipe itself.
 func Write(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	dest, perm, err := destination(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -29,7 +39,7 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err = write(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = tmp.Chmod(0o644); err != nil {
+	if err = tmp.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Sync(); err != nil {
@@ -38,8 +48,44 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = os.Rename(tmp.Name(), dest); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// destination returns the file Write replaces for path (the target of a
+// symbolic link) and the permission bits the new content gets.
+func destination(path string) (string, os.FileMode, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, 0o644, nil
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	dest := path
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if dest, err = filepath.EvalSymlinks(path); err != nil {
+			return "", 0, fmt.Errorf("write %s: a symbolic link whose target cannot be reached: %w", path, err)
+		}
+		if fi, err = os.Stat(dest); err != nil {
+			return "", 0, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "not a regular file"
+		switch t := fi.Mode().Type(); {
+		case t&fs.ModeDir != 0:
+			kind = "a directory"
+		case t&fs.ModeDevice != 0:
+			kind = "a device"
+		case t&fs.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case t&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return "", 0, fmt.Errorf("write %s: it is %s, not a file this program may replace", path, kind)
+	}
+	return dest, fi.Mode().Perm(), nil
 }
