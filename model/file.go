@@ -299,18 +299,22 @@ func (c Certificate) failures() string {
 // through but a strict reader in another language would not: a key that
 // matches the format's only when case is ignored (encoding/json matches
 // keys case-insensitively, and every key of the format is lower case), a
-// key given twice (encoding/json keeps the last), and anything after the
-// object. The free-form "training" object is not inspected. It returns the
+// key given twice (encoding/json keeps the last), a null element of an
+// array (encoding/json reads it as 0), and anything after the object. The free-form "training" object is not inspected. It returns the
 // dotted paths of the keys present (array elements share their array's
 // path), so that a field's presence can be told from its zero value.
 func fileKeys(b []byte) (map[string]bool, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	seen := map[string]bool{}
-	var walk func(path string) error
-	walk = func(path string) error {
+	var walk func(path string, inArray bool) error
+	walk = func(path string, inArray bool) error {
 		t, err := dec.Token()
 		if err != nil {
 			return err
+		}
+		if t == nil && inArray {
+			// encoding/json would read a null element as 0.
+			return fmt.Errorf("%s: null where a number or an array is expected", path)
 		}
 		d, ok := t.(json.Delim)
 		if !ok {
@@ -319,7 +323,7 @@ func fileKeys(b []byte) (map[string]bool, error) {
 		here := map[string]bool{}
 		for dec.More() {
 			if d == '[' {
-				if err := walk(path); err != nil {
+				if err := walk(path, true); err != nil {
 					return err
 				}
 				continue
@@ -347,14 +351,14 @@ func fileKeys(b []byte) (map[string]bool, error) {
 				}
 				continue
 			}
-			if err := walk(p); err != nil {
+			if err := walk(p, false); err != nil {
 				return err
 			}
 		}
 		_, err = dec.Token() // the closing delimiter
 		return err
 	}
-	if err := walk(""); err != nil {
+	if err := walk("", false); err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {

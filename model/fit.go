@@ -15,14 +15,20 @@ func Fit(y, yhat []float64, skip int) (float64, error) {
 	if skip < 0 || skip >= len(y) {
 		return 0, fmt.Errorf("%w: skip %d of %d samples", ErrShape, skip, len(y))
 	}
+	// Both norms are taken of the signals divided by max|y|, so that an
+	// output of 1e-300 or 1e300 neither underflows to "zero" nor overflows.
+	var scale float64
+	for t := skip; t < len(y); t++ {
+		scale = math.Max(scale, math.Abs(y[t]))
+	}
+	if scale == 0 {
+		return 0, fmt.Errorf("%w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, skip)
+	}
 	var e, s float64
 	for t := skip; t < len(y); t++ {
-		d := y[t] - yhat[t]
+		d := y[t]/scale - yhat[t]/scale
 		e += d * d
-		s += y[t] * y[t]
-	}
-	if s == 0 {
-		return 0, fmt.Errorf("%w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, skip)
+		s += (y[t] / scale) * (y[t] / scale)
 	}
 	return 100 * (1 - math.Sqrt(e)/math.Sqrt(s)), nil
 }

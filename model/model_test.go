@@ -240,6 +240,7 @@ func TestFileErrors(t *testing.T) {
 		{"key case", strings.Replace(good, `"version"`, `"Version"`, 1), ErrFormat},
 		{"nested key case", strings.Replace(good, `"taps"`, `"TAPS"`, 1), ErrFormat},
 		{"duplicate key", strings.Replace(good, `"format"`, `"version": 1, "format"`, 1), ErrFormat},
+		{"null tap", strings.Replace(good, `"g": [`+"\n"+`  [`+"\n", `"g": [`+"\n"+`  [`+"\n"+`   null,`+"\n", 1), ErrFormat},
 		{"hold_start false in version 1", strings.Replace(good, `"linear_taps": 0`, `"linear_taps": 0, "hold_start": false`, 1), ErrFormat},
 		{"lifting network without branches", strings.Replace(linear, `"weights": null`, `"weights": [[1, 2]]`, 1), ErrShape},
 		{"training is free-form", strings.Replace(good, `"format"`, `"training": {"LR": 1, "LR": 2}, "format"`, 1), nil},
@@ -300,6 +301,19 @@ func TestFit(t *testing.T) {
 	}
 	if _, err := Fit(y, y[:2], 0); !errors.Is(err, ErrShape) {
 		t.Error("length mismatch accepted")
+	}
+	// Fit does not depend on the units: outputs near the ends of the float64
+	// range score as the same signals in ordinary units.
+	yhat := []float64{1.5, 2, 2.5, 4}
+	want, _ := Fit(y, yhat, 0)
+	for _, c := range []float64{1e-300, 1e300, 1e-320} {
+		ys, yh := make([]float64, len(y)), make([]float64, len(y))
+		for i := range y {
+			ys[i], yh[i] = y[i]*c, yhat[i]*c
+		}
+		if got, err := Fit(ys, yh, 0); err != nil || math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) && c != 1e-320 {
+			t.Errorf("output scaled by %g: Fit %g, %v; want %g", c, got, err, want)
+		}
 	}
 	s := Summarize([]float64{3, 1, 2, 10})
 	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.Mean != 4 {

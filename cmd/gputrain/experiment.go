@@ -82,12 +82,25 @@ gputrain experiment robot --select --only "FIR,NFIR average"`,
 	if err := checkOutDir("out", out); err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if name != "robot" {
+		for _, f := range []string{"holdout", "holdout-at", "seeds", "members", "select", "robot"} {
+			if set[f] {
+				return usagef("--%s is for the robot experiment only", f)
+			}
+		}
+	}
+	for _, v := range []struct {
+		flag string
+		n    int
+	}{{"epochs", o.Epochs}, {"patience", o.Patience}, {"bptt-epochs", o.BPTTEpochs}, {"batches", o.Batches}} {
+		if v.n < 0 {
+			return usagef("--%s %d: want ≥ 0 (0: the paper's)", v.flag, v.n)
+		}
+	}
 	if o.Select {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		switch {
-		case name != "robot":
-			return usagef("--select is for the robot experiment (the MSD experiments select on their validation batches)")
 		case set["holdout-at"]:
 			return usagef("--select uses both folds, the end and the middle of e: drop --holdout-at")
 		case o.Seeds > 1:

@@ -347,6 +347,7 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	badCSV := write("bad.csv", "u,y\n1,2\n3,abc\n")
+	zeroU := write("zerou.csv", "u,y\n"+strings.Repeat("0,1\n", 200))
 	unknownCol := write("unknown.csv", "u,y,zzz\n1,2,3\n")
 	ragged := write("ragged.csv", "u,y\n1,2\n3\n")
 	empty := write("empty.csv", "")
@@ -394,6 +395,7 @@ func TestBadInput(t *testing.T) {
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
+		{"zero input", []string{"train", "--data", zeroU, "--out", out, "--branches", "1", "--taps", "5"}, "zero in every sample"},
 		{"gen too large", []string{"gen", "msd", "--batches", "1000000", "--samples", "1000", "--out", outCSV}, "at most 50000000 samples"},
 		{"gen snr", []string{"gen", "msd", "--snr", "-1e308", "--out", outCSV}, "--snr"},
 		{"experiment out is a file", []string{"experiment", "msd", "--quick", "--out", good}, "is not a directory"},
@@ -405,7 +407,9 @@ func TestBadInput(t *testing.T) {
 		{"simulate out is the model", []string{"simulate", "--model", modelPath, "--data", good, "--out", modelPath}, "is the --model file"},
 		{"select with holdout-at", []string{"experiment", "robot", "--select", "--holdout-at", "end", "--out", dir}, "drop --holdout-at"},
 		{"select with seeds", []string{"experiment", "robot", "--select", "--seeds", "3", "--out", dir}, "--seeds 3"},
-		{"select msd", []string{"experiment", "msd", "--select", "--out", dir}, "--select is for the robot"},
+		{"select msd", []string{"experiment", "msd", "--select", "--out", dir}, "--select is for the robot experiment only"},
+		{"holdout msd", []string{"experiment", "msd", "--holdout", "0.2", "--out", dir}, "--holdout is for the robot experiment only"},
+		{"experiment epochs -1", []string{"experiment", "msd", "--epochs", "-1", "--out", dir}, "--epochs -1"},
 		{"only unknown robot model", []string{"experiment", "robot", "--only", "FIR,NFIR avg", "--out", dir}, "no model \"NFIR avg\""},
 		{"only unknown msd model", []string{"experiment", "msd", "--only", "FB-BPTT", "--out", dir}, "no model \"FB-BPTT\""},
 		{"not a number", trainArgs("--epochs", "many"), "invalid value"},

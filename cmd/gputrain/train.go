@@ -214,6 +214,18 @@ func checkOutPath(flagName, path string, inputs map[string]string) error {
 	return nil
 }
 
+// zeroInput reports whether every input sample of d is zero.
+func zeroInput(d *data.Dataset) bool {
+	for _, b := range d.Batches {
+		for _, v := range b.U {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // checkOutDir fails early when path, a directory the command will create
 // if needed, exists as something else.
 func checkOutDir(flagName, path string) error {
@@ -427,6 +439,11 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	trainSet, err := readData("data", dataPath, opt, mem)
 	if err != nil {
 		return err
+	}
+	if zeroInput(trainSet) {
+		// y is then 0 for every model: the least-squares problem has no
+		// information, and a "trained" model would be all zeros.
+		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, uCol)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
 	var valSet *data.Dataset
