@@ -205,6 +205,7 @@ func decode(r io.Reader, checkClaim bool) (*NFIR, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("model: %w", err)
 	}
+	b = bytes.TrimPrefix(b, []byte("\ufeff")) // a byte-order mark some editors add
 	if !utf8.Valid(b) {
 		return nil, Meta{}, fmt.Errorf("%w: not UTF-8", ErrFormat)
 	}
@@ -212,11 +213,11 @@ func decode(r io.Reader, checkClaim bool) (*NFIR, Meta, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, Meta{}, fmt.Errorf("%w: %s%v", ErrFormat, where(b, err), err)
 	}
 	keys, err := fileKeys(b)
 	if err != nil {
-		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+		return nil, Meta{}, fmt.Errorf("%w: %s%v", ErrFormat, where(b, err), err)
 	}
 	if f.Format != Format {
 		return nil, Meta{}, fmt.Errorf("%w: format %q, want %q", ErrFormat, f.Format, Format)
@@ -276,6 +277,28 @@ func decode(r io.Reader, checkClaim bool) (*NFIR, Meta, error) {
 		return nil, Meta{}, fmt.Errorf("%w: passivity mode %q, want exact, sampled, kyp or none", ErrFormat, meta.Mode)
 	}
 	return m, meta, nil
+}
+
+// where returns "line L column C: " for a JSON error that knows its byte
+// offset in b, and "" otherwise.
+func where(b []byte, err error) string {
+	var off int64 = -1
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		off = syn.Offset
+	case errors.As(err, &typ):
+		off = typ.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		off = int64(len(b))
+	}
+	if off < 0 || off > int64(len(b)) {
+		return ""
+	}
+	line := 1 + bytes.Count(b[:off], []byte("\n"))
+	col := int(off) - bytes.LastIndexByte(b[:off], '\n')
+	return fmt.Sprintf("line %d column %d: ", line, col)
 }
 
 // failures lists the FIRs of c whose certified minimum is negative.

@@ -258,6 +258,19 @@ func TestFileErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 		}
 	}
+	// Syntax and type errors say where they are; a byte-order mark is not one.
+	for _, tc := range []struct{ name, text, want string }{
+		{"truncated", good[:len(good)/2], "line "},
+		{"bad token", strings.Replace(good, `"taps": 8`, `"taps": NaN`, 1), "line 6 column"},
+		{"type", strings.Replace(good, `"taps": 8`, `"taps": "eight"`, 1), "line 6 column"},
+	} {
+		if _, _, err := Decode(strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to say %q", tc.name, err, tc.want)
+		}
+	}
+	if _, _, err := Decode(strings.NewReader("\ufeff" + good)); err != nil {
+		t.Errorf("byte-order mark: %v", err)
+	}
 	// A non-passive model is never written as passive, nor read as one.
 	if err := Encode(&buf, nonPassive, Meta{Mode: "exact"}); !errors.Is(err, ErrNotPassive) {
 		t.Errorf("encode non-passive as exact: %v", err)

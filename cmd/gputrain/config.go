@@ -61,7 +61,11 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 			return usagef("--config %s: key %q: %v", path, k, err)
 		}
 		if err := fs.Set(f.Name, s); err != nil {
-			return usagef("--config %s: key %q = %s: %v", path, k, s, err)
+			kind, _ := flag.UnquoteUsage(f)
+			if kind == "" {
+				kind = "value"
+			}
+			return usagef("--config %s: key %q = %s: want a value of type %s, like the default %q (%v)", path, k, s, kind, f.DefValue, err)
 		}
 	}
 	return nil

@@ -354,6 +354,7 @@ func TestBadInput(t *testing.T) {
 	notModel := write("notmodel.json", "{\"hello\": 1}")
 	badToml := write("bad.toml", "taps = = 3\n")
 	unknownKey := write("unknown.toml", "tapz = 3\n")
+	wrongType := write("wrongtype.toml", "lr = \"fast\"\n")
 	badYaml := write("bad.yaml", "taps: [1, 2\n")
 	out := filepath.Join(dir, "out", "never.json") // in a directory that must stay empty
 	os.Mkdir(filepath.Join(dir, "out"), 0o755)
@@ -425,6 +426,7 @@ func TestBadInput(t *testing.T) {
 		{"config bad toml", trainArgs("--config", badToml), "TOML"},
 		{"config bad yaml", trainArgs("--config", badYaml), "YAML"},
 		{"config unknown key", trainArgs("--config", unknownKey), "unknown key \"tapz\""},
+		{"config wrong type", trainArgs("--config", wrongType), "want a value of type float"},
 		{"config missing", trainArgs("--config", filepath.Join(dir, "nope.toml")), "--config"},
 		{"config extension", trainArgs("--config", good), "extension"},
 		{"eval missing model", []string{"eval", "--model", filepath.Join(dir, "nope.json"), "--data", good}, "no such file"},
