@@ -109,7 +109,7 @@ func (d *Dataset) Validate(minLen int) error {
 			return fmt.Errorf("data: %s batch %d: no samples: %w", name, i, ErrEmpty)
 		}
 		if len(b.U) < minLen {
-			return fmt.Errorf("data: %s batch %d: %d samples, fewer than the model memory %d; drop the batch or shorten m_G/R1/R2: %w",
+			return fmt.Errorf("data: %s batch %d: %d samples, fewer than the model memory %d; drop the batch or shorten the model (taps, linear taps, R1, R2): %w",
 				name, i, len(b.U), minLen, ErrTooShort)
 		}
 		for _, s := range []struct {
