@@ -3,6 +3,8 @@ package trainer
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/passivenfir/gputrain/convex"
@@ -126,6 +128,61 @@ func TestTrainedFIRsKeepHeadroom(t *testing.T) {
 		}
 		if math.Abs(ev.ClosedLoop.Median-res.BestValFit) > 1e-9 {
 			t.Errorf("%s: BestValFit %g, the returned model scores %g", mode, res.BestValFit, ev.ClosedLoop.Median)
+		}
+	}
+}
+
+// TestDecayBoundNote: when the decay bounds are tight enough to hold taps at
+// |g(k)| = Rho·Decay^k, the θ_G event says how many (counted here from the
+// returned taps); with loose bounds, or none, it says nothing about them.
+func TestDecayBoundNote(t *testing.T) {
+	truth, err := model.RandomPassive(model.Structure{LinearTaps: 8}, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range truth.Lin {
+		truth.Lin[k] *= 50 // a plant gain far above the tight bound below
+	}
+	train := simulate(truth, 4, 100, 5)
+	for _, c := range []struct {
+		rho  float64
+		want bool
+	}{{1e-3, true}, {1e6, false}, {0, false}} {
+		cfg := DefaultConfig()
+		cfg.Structure = model.Structure{LinearTaps: 8}
+		cfg.Rho, cfg.Decay = c.rho, 0.9
+		var notes []string
+		cfg.Progress = func(e Event) {
+			if e.Stage == "theta_g" {
+				notes = append(notes, e.Note)
+			}
+		}
+		res, err := Train(t.Context(), cfg, train, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(notes) != 1 {
+			t.Fatalf("rho %g: %d θ_G events, want 1 (a linear FIR)", c.rho, len(notes))
+		}
+		i := strings.Index(notes[0], " taps at the decay bound")
+		if (i >= 0) != c.want {
+			t.Errorf("rho %g: note %q, want a decay-bound note %v", c.rho, notes[0], c.want)
+			continue
+		}
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(notes[0][:i])
+		got, _ := strconv.Atoi(f[len(f)-1])
+		want, b := 0, c.rho
+		for _, g := range res.Model.Lin {
+			if math.Abs(g) >= (1-1e-6)*b {
+				want++
+			}
+			b *= cfg.Decay
+		}
+		if got != want || want == 0 {
+			t.Errorf("rho %g: note says %d taps at the bound, the taps have %d", c.rho, got, want)
 		}
 	}
 }

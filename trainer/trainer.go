@@ -373,11 +373,39 @@ func (s *session) thetaG(k int) error {
 	s.setTaps(best.x)
 	s.warm = best.warm
 	note := best.note
+	if n := s.tapsAtBound(); n > 0 {
+		// The bound is in the data's units (output per input): for a plant
+		// whose gain differs from the paper's, it can limit the fit.
+		note = strings.TrimSpace(fmt.Sprintf("%s %d taps at the decay bound %g·%g^k (a larger rho loosens it)", note, n, s.cfg.Rho, s.cfg.Decay))
+	}
 	if len(scores) > 1 {
 		note = strings.TrimSpace(fmt.Sprintf("%s gains kept (closed-loop error: %s) %s", bestName, strings.Join(scores, ", "), note))
 	}
 	s.emit(Event{Stage: "theta_g", Iter: k, Loss: best.sse / float64(s.train.rows), TrainFit: aggFit(best.sse, s.train.sumYY), ValFit: math.NaN(), Note: note})
 	return nil
+}
+
+// tapsAtBound counts the taps of the model's FIRs that lie on their decay
+// bound |g(k)| ≤ Rho·Decay^k (to 1e-6 of it); 0 without decay bounds.
+func (s *session) tapsAtBound() int {
+	if !(s.cfg.Rho > 0) || s.cfg.Passivity == "none" {
+		return 0
+	}
+	n := 0
+	count := func(g []float64) {
+		b := s.cfg.Rho
+		for _, v := range g {
+			if b > 0 && math.Abs(v) >= (1-1e-6)*b {
+				n++
+			}
+			b *= s.cfg.Decay
+		}
+	}
+	for j := range s.m.Branches {
+		count(s.m.Branch(j))
+	}
+	count(s.m.Lin)
+	return n
 }
 
 // gStep is one solved θ_G candidate.
