@@ -44,7 +44,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.BoolVar(&h.noFeedback, "no-feedback", false, "FF model: the lifting network sees u only (same as --feedback=false)")
 	fs.IntVar(&c.Structure.LinearTaps, "linear-taps", c.Structure.LinearTaps, "taps of a parallel passive linear FIR (0: none)")
 	fs.BoolVar(&c.Structure.HoldStart, "hold-start", c.Structure.HoldStart, "the lifting network sees u(0) for its input window's samples before a record starts, instead of zeros: for records that begin mid-motion (stored in the model file)")
-	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess), sampled (Theorem 3 on H+1 frequencies), kyp (Theorem 4 LMI) or none (the paper's np variants)")
+	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input, as in the data)")
 	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input, as in the data; the default is the paper's for the mass-spring-damper: for a plant of much larger gain raise it, or give 0 for no decay bounds); the θ_G progress line counts taps held at the bound")
@@ -446,6 +446,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, uCol)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
+	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 && !quiet && !jsonOut {
+		fmt.Fprintf(e.stderr, "note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified\n", n)
+	}
 	var valSet *data.Dataset
 	if valPath != "" {
 		if valSet, err = readData("val", valPath, opt, mem); err != nil {
