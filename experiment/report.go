@@ -92,9 +92,11 @@ func BoxPlot(path, title string, rows []Row, lo float64) error {
 	x := 0.0
 	for _, r := range rows {
 		add := func(fits []float64, c color.Color) error {
-			v := make(plotter.Values, len(fits))
-			for i, f := range fits {
-				v[i] = math.Max(f, lo)
+			var v plotter.Values
+			for _, f := range fits {
+				if !math.IsNaN(f) { // a batch without a Fit (zero output)
+					v = append(v, math.Max(f, lo))
+				}
 			}
 			b, err := plotter.NewBoxPlot(w, x, v)
 			if err != nil {

@@ -1,10 +1,15 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 )
+
+// ErrZeroOutput reports a Fit that is undefined because the measured output
+// is zero over the scored samples (‖y‖ = 0).
+var ErrZeroOutput = errors.New("model: zero output")
 
 // Fit returns 100·(1 − ‖y − ŷ‖/‖y‖) over samples skip..end, the paper's
 // metric (eq. (25)); 100 is a perfect fit, and it is unbounded below.
@@ -22,7 +27,7 @@ func Fit(y, yhat []float64, skip int) (float64, error) {
 		scale = math.Max(scale, math.Abs(y[t]))
 	}
 	if scale == 0 {
-		return 0, fmt.Errorf("%w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, skip)
+		return 0, fmt.Errorf("%w: %w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, ErrZeroOutput, skip)
 	}
 	var e, s float64
 	for t := skip; t < len(y); t++ {
@@ -42,13 +47,20 @@ type Summary struct {
 	PerBatch []float64 `json:"per_batch"`
 }
 
-// Summarize returns the mean, median, min and max of fits.
+// Summarize returns the mean, median, min and max of fits. A NaN entry (a
+// batch whose Fit is undefined, ErrZeroOutput) stays in PerBatch and is left
+// out of the statistics; with no other entry they are all NaN.
 func Summarize(fits []float64) Summary {
 	s := Summary{PerBatch: append([]float64(nil), fits...)}
 	if len(fits) == 0 {
 		return s
 	}
-	sorted := slices.Clone(fits)
+	sorted := slices.DeleteFunc(slices.Clone(fits), math.IsNaN)
+	if len(sorted) == 0 {
+		nan := math.NaN()
+		s.Mean, s.Median, s.Min, s.Max = nan, nan, nan, nan
+		return s
+	}
 	slices.Sort(sorted)
 	n := len(sorted)
 	if n%2 == 1 {
@@ -57,7 +69,7 @@ func Summarize(fits []float64) Summary {
 		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
 	}
 	s.Min, s.Max = sorted[0], sorted[n-1]
-	for _, v := range fits {
+	for _, v := range sorted {
 		s.Mean += v
 	}
 	s.Mean /= float64(n)

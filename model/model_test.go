@@ -332,6 +332,18 @@ func TestFit(t *testing.T) {
 	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.Mean != 4 {
 		t.Errorf("Summarize: %+v", s)
 	}
+	// NaN (no Fit) is kept per batch and left out of the statistics.
+	nan := math.NaN()
+	s = Summarize([]float64{3, nan, 1, 2, 10, nan})
+	if s.Median != 2.5 || s.Min != 1 || s.Max != 10 || s.Mean != 4 || len(s.PerBatch) != 6 || !math.IsNaN(s.PerBatch[1]) {
+		t.Errorf("Summarize with NaN: %+v", s)
+	}
+	if s = Summarize([]float64{nan}); !math.IsNaN(s.Median) || !math.IsNaN(s.Mean) {
+		t.Errorf("Summarize of NaN alone: %+v", s)
+	}
+	if _, err := Fit([]float64{0, 0}, []float64{1, 1}, 0); !errors.Is(err, ErrZeroOutput) || !errors.Is(err, ErrShape) {
+		t.Errorf("zero output: %v, want ErrZeroOutput and ErrShape", err)
+	}
 }
 
 func TestFlatten(t *testing.T) {

@@ -1,7 +1,9 @@
 package trainer
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -17,7 +19,9 @@ type Eval struct {
 
 // Evaluate simulates m on every batch of d and scores Fit % from sample skip
 // on, against the noise-free output when the data set has it (YClean), else
-// against the measured output.
+// against the measured output. A batch whose output is zero over the scored
+// samples has no Fit: it is NaN in PerBatch and left out of the summaries
+// (an error only when no batch has a Fit).
 func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 	if d == nil || len(d.Batches) == 0 {
 		return Eval{}, ErrNoData
@@ -65,10 +69,21 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 		}(i)
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
+	var zero error
+	for i, err := range errs {
+		switch {
+		case errors.Is(err, model.ErrZeroOutput):
+			// Fit is undefined on this batch alone: it is NaN in PerBatch
+			// and left out of the summaries, unless every batch is so.
+			closed[i], open[i] = math.NaN(), math.NaN()
+			zero = err
+		case err != nil:
 			return Eval{}, err
 		}
 	}
-	return Eval{ClosedLoop: model.Summarize(closed), OpenLoop: model.Summarize(open)}, nil
+	ev := Eval{ClosedLoop: model.Summarize(closed), OpenLoop: model.Summarize(open)}
+	if math.IsNaN(ev.ClosedLoop.Median) {
+		return Eval{}, zero
+	}
+	return ev, nil
 }

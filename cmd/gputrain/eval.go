@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
@@ -116,6 +119,15 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 		return writeJSON(e.stdout, r)
 	}
 	fmt.Fprintf(e.stdout, "%s on %s: %d batches, Fit scored against %s from sample %d\n", modelPath, dataPath, d.Len(), scored, skip)
+	var undefined []string
+	for i, v := range ev.ClosedLoop.PerBatch {
+		if math.IsNaN(v) {
+			undefined = append(undefined, strconv.Itoa(i))
+		}
+	}
+	if len(undefined) > 0 {
+		fmt.Fprintf(e.stdout, "left out: batch %s, whose output is zero from sample %d on (Fit undefined)\n", strings.Join(undefined, ", "), skip)
+	}
 	fitTable(e.stdout, ev)
 	if plotDir != "" {
 		fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)

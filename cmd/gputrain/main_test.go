@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -515,6 +516,60 @@ func TestCertifyFailedClaim(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "eval", "--model", forged, "--data", good); code != exitUsage || !strings.Contains(stderr, "passivity claim fails") {
 		t.Errorf("eval of the forged file: exit %d, %s", code, stderr)
+	}
+}
+
+// TestEvalZeroBatch: a batch whose output is zero (a record where the plant
+// did not move) is left out of eval's Fit, says so, and is null in the
+// JSON; the other batches are scored as without it.
+func TestEvalZeroBatch(t *testing.T) {
+	dir := t.TempDir()
+	good := genData(t, dir, 3, "1")
+	path := filepath.Join(dir, "model.json")
+	mustRun(t, append([]string{"train", "--data", good, "--out", path}, tiny...)...)
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	header := strings.Split(lines[0], ",")
+	iy, ib := slices.Index(header, "y"), slices.Index(header, "batch")
+	var zeroed, dropped strings.Builder
+	zeroed.WriteString(lines[0] + "\n")
+	dropped.WriteString(lines[0] + "\n")
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if f[ib] == "1" {
+			f[iy] = "0"
+			zeroed.WriteString(strings.Join(f, ",") + "\n")
+			continue
+		}
+		zeroed.WriteString(l + "\n")
+		if f[ib] == "2" {
+			f[ib] = "1"
+		}
+		dropped.WriteString(strings.Join(f, ",") + "\n")
+	}
+	zp, dp := filepath.Join(dir, "zero.csv"), filepath.Join(dir, "dropped.csv")
+	os.WriteFile(zp, []byte(zeroed.String()), 0o644)
+	os.WriteFile(dp, []byte(dropped.String()), 0o644)
+	out := mustRun(t, "eval", "--model", path, "--data", zp)
+	if !strings.Contains(out, "left out: batch 1,") {
+		t.Errorf("eval does not say batch 1 is left out:\n%s", out)
+	}
+	var z, d struct {
+		Fit struct {
+			ClosedLoop struct {
+				Median   *float64   `json:"median"`
+				PerBatch []*float64 `json:"per_batch"`
+			} `json:"closed_loop"`
+		} `json:"fit"`
+	}
+	json.Unmarshal([]byte(mustRun(t, "eval", "--model", path, "--data", zp, "--json")), &z)
+	json.Unmarshal([]byte(mustRun(t, "eval", "--model", path, "--data", dp, "--json")), &d)
+	pz, pd := z.Fit.ClosedLoop.PerBatch, d.Fit.ClosedLoop.PerBatch
+	if len(pz) != 3 || len(pd) != 2 || pz[1] != nil || pz[0] == nil || pz[2] == nil || *pz[0] != *pd[0] || *pz[2] != *pd[1] || *z.Fit.ClosedLoop.Median != *d.Fit.ClosedLoop.Median {
+		t.Errorf("per batch %v (median %v) with batch 1 zeroed, %v (median %v) without it", pz, z.Fit.ClosedLoop.Median, pd, d.Fit.ClosedLoop.Median)
 	}
 }
 
