@@ -349,6 +349,7 @@ func TestBadInput(t *testing.T) {
 	}
 	badCSV := write("bad.csv", "u,y\n1,2\n3,abc\n")
 	zeroU := write("zerou.csv", "u,y\n"+strings.Repeat("0,1\n", 200))
+	huge := write("huge.csv", "u,y\n"+strings.Repeat("1e300,1\n", 200))
 	unknownCol := write("unknown.csv", "u,y,zzz\n1,2,3\n")
 	ragged := write("ragged.csv", "u,y\n1,2\n3\n")
 	empty := write("empty.csv", "")
@@ -397,6 +398,7 @@ func TestBadInput(t *testing.T) {
 		{"seeds 0", []string{"experiment", "robot", "--seeds", "0", "--out", dir}, "--seeds 0"},
 		{"members -1", []string{"experiment", "robot", "--members", "-1", "--out", dir}, "--members -1"},
 		{"holdout-at start", []string{"experiment", "robot", "--holdout", "0.2", "--holdout-at", "start", "--out", dir}, "--holdout-at \"start\""},
+		{"huge values", []string{"train", "--data", huge, "--out", out, "--branches", "1", "--taps", "5"}, "rescale the data"},
 		{"zero input", []string{"train", "--data", zeroU, "--out", out, "--branches", "1", "--taps", "5"}, "zero in every sample"},
 		{"gen too large", []string{"gen", "msd", "--batches", "1000000", "--samples", "1000", "--out", outCSV}, "at most 50000000 samples"},
 		{"gen snr", []string{"gen", "msd", "--snr", "-1e308", "--out", outCSV}, "--snr"},

@@ -214,6 +214,27 @@ func checkOutPath(flagName, path string, inputs map[string]string) error {
 	return nil
 }
 
+// maxDataMagnitude bounds the training data: the θ_G step sums squares and
+// products of samples and taps, which overflow float64 near 1e154.
+const maxDataMagnitude = 1e100
+
+// largest returns the largest |u| or |y| of d and which of the two it is.
+func largest(d *data.Dataset) (float64, string) {
+	var v float64
+	which := "u"
+	for _, b := range d.Batches {
+		for i := range b.U {
+			if a := math.Abs(b.U[i]); a > v {
+				v, which = a, "u"
+			}
+			if a := math.Abs(b.Y[i]); a > v {
+				v, which = a, "y"
+			}
+		}
+	}
+	return v, which
+}
+
 // zeroInput reports whether every input sample of d is zero.
 func zeroInput(d *data.Dataset) bool {
 	for _, b := range d.Batches {
@@ -439,6 +460,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	trainSet, err := readData("data", dataPath, opt, mem)
 	if err != nil {
 		return err
+	}
+	if v, which := largest(trainSet); v > maxDataMagnitude {
+		return usagef("--data %s: |%s| reaches %.3g; squared sums of such values overflow: rescale the data (for example to SI units near 1)", dataPath, which, v)
 	}
 	if zeroInput(trainSet) {
 		// y is then 0 for every model: the least-squares problem has no
