@@ -1,6 +1,7 @@
 package data
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -84,6 +85,12 @@ func (c MSDConfig) noisy() bool {
 // so the first n batches do not depend on c.Batches and the inputs do not depend on SNR. Noise-free batches have YClean == nil (Y is
 // clean); noisy ones keep the clean output in YClean.
 func GenerateMSD(c MSDConfig) (*Dataset, error) {
+	return GenerateMSDContext(context.Background(), c)
+}
+
+// GenerateMSDContext is GenerateMSD that stops between batches when ctx is
+// done, returning ctx.Err() (a large data set takes minutes).
+func GenerateMSDContext(ctx context.Context, c MSDConfig) (*Dataset, error) {
 	c, err := c.withDefaults()
 	if err != nil {
 		return nil, err
@@ -94,6 +101,9 @@ func GenerateMSD(c MSDConfig) (*Dataset, error) {
 	noise := rand.New(rand.NewPCG(c.Seed, ^c.Seed))
 	d := &Dataset{Name: fmt.Sprintf("msd(seed=%d)", c.Seed), Ts: c.Ts, Batches: make([]Batch, c.Batches)}
 	for i := range d.Batches {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("data: MSD: %w", err)
+		}
 		u, _, _ := msdMultisine(rng, c.Samples, c.Ts, c.Peak)
 		yc := SimulateMSD(u, c.Ts, c.Substeps)
 		b := Batch{U: u, Y: yc}

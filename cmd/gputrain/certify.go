@@ -71,10 +71,14 @@ gputrain certify --model model.json --json --plot plots`,
 		fmt.Fprintf(e.stdout, "certificate: %s\n", certText(cert))
 	}
 	if !cert.Passive {
-		if meta.Mode != "none" {
-			return failf("the model is NOT passive, though the file claims it (passivity %q): some FIR has Re G(e^{iω}) < 0 (see above); no gputrain command will load it", meta.Mode)
+		where := "see the table above"
+		if jsonOut {
+			where = "see min_re in the JSON"
 		}
-		return failf("the model is NOT passive: some FIR has Re G(e^{iω}) < 0 (see above)")
+		if meta.Mode != "none" {
+			return failf("the model is NOT passive, though the file claims it (passivity %q): some FIR has Re G(e^{iω}) < 0 (%s); no other gputrain command will load it", meta.Mode, where)
+		}
+		return failf("the model is NOT passive: some FIR has Re G(e^{iω}) < 0 (%s)", where)
 	}
 	return nil
 }

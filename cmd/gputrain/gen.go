@@ -88,12 +88,12 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 			cfg.SNR = 1e-12 // the generator reads an SNR of exactly 0 as "no noise"
 		}
 	}
-	d, err := data.GenerateMSD(cfg)
+	d, err := data.GenerateMSDContext(e.ctx, cfg)
+	if e.ctx.Err() != nil {
+		return failf("interrupted: nothing written")
+	}
 	if err != nil {
 		return badInput(err)
-	}
-	if err := e.ctx.Err(); err != nil {
-		return failf("interrupted: nothing written")
 	}
 	if err := write(out, d); err != nil {
 		return failf("%v", err)
