@@ -50,6 +50,16 @@ func genData(t *testing.T, dir string, batches int, seed string, extra ...string
 	return path
 }
 
+// tinyModel generates batches of MSD data in dir and trains a small model
+// on them (the tiny settings); it returns the data and model paths.
+func tinyModel(t *testing.T, dir string, batches int) (dataPath, modelPath string) {
+	t.Helper()
+	dataPath = genData(t, dir, batches, "1")
+	modelPath = filepath.Join(dir, "model.json")
+	mustRun(t, append([]string{"train", "--data", dataPath, "--out", modelPath}, tiny...)...)
+	return dataPath, modelPath
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func decode(t *testing.T, s string) map[string]any {
@@ -483,9 +493,7 @@ func TestBadInput(t *testing.T) {
 // table and JSON as for any model, and exits 1; eval refuses it (exit 2).
 func TestCertifyFailedClaim(t *testing.T) {
 	dir := t.TempDir()
-	good := genData(t, dir, 2, "1")
-	path := filepath.Join(dir, "model.json")
-	mustRun(t, append([]string{"train", "--data", good, "--out", path}, tiny...)...)
+	good, path := tinyModel(t, dir, 2)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -526,9 +534,7 @@ func TestCertifyFailedClaim(t *testing.T) {
 // JSON; the other batches are scored as without it.
 func TestEvalZeroBatch(t *testing.T) {
 	dir := t.TempDir()
-	good := genData(t, dir, 3, "1")
-	path := filepath.Join(dir, "model.json")
-	mustRun(t, append([]string{"train", "--data", good, "--out", path}, tiny...)...)
+	good, path := tinyModel(t, dir, 3)
 	b, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
