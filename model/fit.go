@@ -12,7 +12,8 @@ import (
 var ErrZeroOutput = errors.New("model: zero output")
 
 // Fit returns 100·(1 − ‖y − ŷ‖/‖y‖) over samples skip..end, the paper's
-// metric (eq. (25)); 100 is a perfect fit, and it is unbounded below.
+// metric (eq. (25)); 100 is a perfect fit, and it is unbounded below: a
+// prediction that overflows or is NaN scores −Inf.
 func Fit(y, yhat []float64, skip int) (float64, error) {
 	if len(y) != len(yhat) {
 		return 0, fmt.Errorf("%w: fit of %d samples against %d", ErrShape, len(yhat), len(y))
@@ -34,6 +35,11 @@ func Fit(y, yhat []float64, skip int) (float64, error) {
 		d := y[t]/scale - yhat[t]/scale
 		e += d * d
 		s += (y[t] / scale) * (y[t] / scale)
+	}
+	if math.IsNaN(e) {
+		// A prediction that is NaN somewhere (a diverged simulation) is
+		// as far from y as can be; NaN is kept for "no Fit" (Summarize).
+		return math.Inf(-1), nil
 	}
 	return 100 * (1 - math.Sqrt(e)/math.Sqrt(s)), nil
 }

@@ -341,6 +341,11 @@ func TestFit(t *testing.T) {
 	if s = Summarize([]float64{nan}); !math.IsNaN(s.Median) || !math.IsNaN(s.Mean) {
 		t.Errorf("Summarize of NaN alone: %+v", s)
 	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1)} {
+		if got, err := Fit(y, []float64{1, bad, 3, 4}, 0); err != nil || !math.IsInf(got, -1) {
+			t.Errorf("prediction with %g: Fit %g, %v; want -Inf", bad, got, err)
+		}
+	}
 	if _, err := Fit([]float64{0, 0}, []float64{1, 1}, 0); !errors.Is(err, ErrZeroOutput) || !errors.Is(err, ErrShape) {
 		t.Errorf("zero output: %v, want ErrZeroOutput and ErrShape", err)
 	}
