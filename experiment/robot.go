@@ -417,15 +417,8 @@ func RobotSelect(ctx context.Context, o Options, dir string) ([]RobotFold, []Rob
 		for _, at := range []string{"end", "middle"} {
 			fo := o
 			fo.Holdout, fo.HoldoutAt = frac, at
-			var row RobotRow
-			var err error
-			if name == "REN" {
-				row, err = robotRENRow(ctx, fo, train, nil)
-			} else {
-				label, cfg, members := robotCandidate(fo, cfgs, name, 1, 0)
-				f.Model = label
-				row, err = robotRow(ctx, fo, label+", "+at+" fold", cfg, members, train, nil)
-			}
+			label, row, err := candidateRow(ctx, fo, cfgs, name, ", "+at+" fold", train, nil)
+			f.Model = label
 			if err != nil {
 				return folds, nil, err
 			}
@@ -457,18 +450,24 @@ func RobotSelect(ctx context.Context, o Options, dir string) ([]RobotFold, []Rob
 	o.logf("robot: selected %s; training it on all of e", folds[best].Model)
 	all := append([]*data.Dataset{train}, tests...)
 	o.Holdout = 0
-	var row RobotRow
-	name := names[best]
-	if name == "REN" {
-		row, err = robotRENRow(ctx, o, train, all)
-	} else {
-		label, cfg, members := robotCandidate(o, cfgs, name, 1, 0)
-		row, err = robotRow(ctx, o, label, cfg, members, train, all)
-	}
+	_, row, err := candidateRow(ctx, o, cfgs, names[best], "", train, all)
 	if err != nil {
 		return folds, nil, err
 	}
 	return folds, []RobotRow{row}, nil
+}
+
+// candidateRow trains the named RobotSelect candidate (one model, or one
+// average of members) with o's holdout, scores it on the records scored,
+// and returns its label (suffix is added to it in the log).
+func candidateRow(ctx context.Context, o Options, cfgs map[string]trainer.Config, name, suffix string, train *data.Dataset, scored []*data.Dataset) (string, RobotRow, error) {
+	if name == "REN" {
+		row, err := robotRENRow(ctx, o, train, scored)
+		return name, row, err
+	}
+	label, cfg, members := robotCandidate(o, cfgs, name, 1, 0)
+	row, err := robotRow(ctx, o, label+suffix, cfg, members, train, scored)
+	return label, row, err
 }
 
 // medianRow summarizes the rows of one model trained with several seeds: the

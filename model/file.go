@@ -296,6 +296,11 @@ func where(b []byte, err error) string {
 	if off < 0 || off > int64(len(b)) {
 		return ""
 	}
+	return lineCol(b, off)
+}
+
+// lineCol returns "line L column C: " for byte offset off of b.
+func lineCol(b []byte, off int64) string {
 	line := 1 + bytes.Count(b[:off], []byte("\n"))
 	col := int(off) - bytes.LastIndexByte(b[:off], '\n')
 	return fmt.Sprintf("line %d column %d: ", line, col)
@@ -306,11 +311,11 @@ func (c Certificate) failures() string {
 	var bad []string
 	for j, b := range c.Branches {
 		if !(b.MinRe >= 0) {
-			bad = append(bad, fmt.Sprintf("branch %d has min Re G ≥ %.3g (at ω = %.4g)", j, b.MinRe, b.Omega))
+			bad = append(bad, fmt.Sprintf("branch %d: the certified lower bound of min Re G is %.3g (at ω = %.4g)", j, b.MinRe, b.Omega))
 		}
 	}
 	if c.Linear != nil && !(c.Linear.MinRe >= 0) {
-		bad = append(bad, fmt.Sprintf("the linear FIR has min Re G ≥ %.3g (at ω = %.4g)", c.Linear.MinRe, c.Linear.Omega))
+		bad = append(bad, fmt.Sprintf("linear FIR: the certified lower bound of min Re G is %.3g (at ω = %.4g)", c.Linear.MinRe, c.Linear.Omega))
 	}
 	if len(bad) == 0 {
 		return "a minimum is zero within rounding and cannot be certified non-negative"
@@ -337,7 +342,7 @@ func fileKeys(b []byte) (map[string]bool, error) {
 		}
 		if t == nil && inArray {
 			// encoding/json would read a null element as 0.
-			return fmt.Errorf("%s: null where a number or an array is expected", path)
+			return fmt.Errorf("%s%s: null where a number or an array is expected", lineCol(b, dec.InputOffset()), path)
 		}
 		d, ok := t.(json.Delim)
 		if !ok {
@@ -362,9 +367,9 @@ func fileKeys(b []byte) (map[string]bool, error) {
 			}
 			switch {
 			case here[k]:
-				return fmt.Errorf("key %q given twice", p)
+				return fmt.Errorf("%skey %q given twice", lineCol(b, dec.InputOffset()), p)
 			case k != strings.ToLower(k):
-				return fmt.Errorf("key %q: keys are lower case", p)
+				return fmt.Errorf("%skey %q: keys are lower case", lineCol(b, dec.InputOffset()), p)
 			}
 			here[k], seen[p] = true, true
 			if p == "training" {
@@ -385,7 +390,7 @@ func fileKeys(b []byte) (map[string]bool, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the model object")
+		return nil, fmt.Errorf("%sdata after the model object", lineCol(b, dec.InputOffset()))
 	}
 	return seen, nil
 }

@@ -263,6 +263,8 @@ func TestFileErrors(t *testing.T) {
 		{"truncated", good[:len(good)/2], "line "},
 		{"bad token", strings.Replace(good, `"taps": 8`, `"taps": NaN`, 1), "line 6 column"},
 		{"type", strings.Replace(good, `"taps": 8`, `"taps": "eight"`, 1), "line 6 column"},
+		{"key case", strings.Replace(good, `"taps"`, `"TAPS"`, 1), "line 6 column"},
+		{"duplicate key", strings.Replace(good, `"taps": 8`, `"taps": 8, "taps": 8`, 1), "line 6 column"},
 	} {
 		if _, _, err := Decode(strings.NewReader(tc.text)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want it to say %q", tc.name, err, tc.want)
@@ -280,7 +282,7 @@ func TestFileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := strings.Replace(buf.String(), `"mode": "none"`, `"mode": "exact"`, 1)
-	if _, _, err := Decode(strings.NewReader(forged)); !errors.Is(err, ErrNotPassive) || !strings.Contains(err.Error(), "branch 0 has min Re G ≥ -") {
+	if _, _, err := Decode(strings.NewReader(forged)); !errors.Is(err, ErrNotPassive) || !strings.Contains(err.Error(), "branch 0: the certified lower bound of min Re G is -") {
 		t.Errorf("decode forged passive claim: %v", err)
 	}
 	// Save never leaves a partial file behind.

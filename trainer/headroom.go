@@ -15,6 +15,8 @@ import (
 // could then come out a hair below zero. 1e-7·Σ|g| is 10⁴ times the
 // rounding error of a float64 evaluation of Re G at 500 taps, and it moves
 // the output by at most that fraction, far below any Fit that is printed.
+// The raise can leave g(0) above its decay bound ρ by as little; the bounds
+// regularize the fit, while passivity is what the certificate guarantees.
 const certHeadroom = 1e-7
 
 // addHeadroom raises g(0) of every FIR of the passive model m whose
