@@ -67,6 +67,8 @@ type blockWork struct {
 	nfRun   int // working rows in the last inner solve
 	cert    Certificate
 	shift   float64
+	// deltaMax > 0 caps delta (see capBounds).
+	deltaMax float64
 }
 
 // Solve minimizes ½θᵀ(P + γ_G I)θ − bᵀθ subject to the block constraints. See the package
@@ -169,6 +171,8 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 		}
 		works = append(works, w)
 	}
+
+	capBounds(p, Q, works, o.Tol)
 
 	sol := &Solution{}
 	var ip *ipSolver
@@ -367,6 +371,20 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 			sol.Shift[w.idx] = d
 		}
 	}
+	for _, w := range works {
+		// A capped bound cannot bind (capBounds); its multiplier is the interior-point
+		// method's leftover of order μ, which against the original bound's slack would
+		// read as a complementarity gap. It is 0 at the optimum of the given problem.
+		if w.ib.ub == nil {
+			continue
+		}
+		z := ip.z[w.ib.row0+len(w.ib.omega):]
+		for k, u := range w.ib.ub {
+			if u < w.bl.Rho*math.Pow(w.bl.Decay, float64(k)) {
+				z[k], z[w.bl.Len+k] = 0, 0
+			}
+		}
+	}
 	sol.X = x
 	sol.Objective = Objective(p, x)
 	sol.Certificates = make([]Certificate, len(p.Blocks))
@@ -559,6 +577,9 @@ func (w *blockWork) setDelta(g []float64, tol float64) bool {
 		return false
 	}
 	w.delta = math.Max(deltaRel*math.Max(math.Abs(w.bl.Margin), S), 10*tol)
+	if w.deltaMax > 0 {
+		w.delta = math.Min(w.delta, w.deltaMax) // keeps θ_f of capBounds feasible
+	}
 	w.ib.rhs = 2 * (w.bl.Margin + w.delta)
 	return true
 }
@@ -569,4 +590,112 @@ func sumAbs(g []float64) float64 {
 		s += math.Abs(v)
 	}
 	return s
+}
+
+// boundCapRatio: decay bounds more than this many times the a-priori size of the optimum are
+// capped at that size (see capBounds).
+const boundCapRatio = 1e6
+
+// capBounds lowers decay bounds that are so loose they cannot bind to a bound K that provably
+// cannot bind either, so the optimum is unchanged. Why: an interior-point method starts the
+// slacks of its bound rows near the bounds, and a bound of 1e100 (a user's "no limit") then
+// swamps the complementarity measure of every other row, which ends in ErrNumerical or the
+// iteration limit although the problem is as easy as without the bound.
+//
+// K comes from strong convexity. θ_f, with g_j(0) = c_j and every other entry 0, is feasible:
+// c_j = max(Eps, 0)/2 for a Sampled block, max(Margin + Δmax, 0) for an Exact one, whose
+// internal margin Δ is then held at most Δmax (deltaMax). f(θ) = ½θᵀQθ − bᵀθ with Q ⪰ γ_G·I,
+// so the optimum θ* satisfies f(θ*) ≤ f(θ_f), hence ½γ_G‖θ* − θ_f‖² ≤ −∇f(θ_f)ᵀ(θ* − θ_f) and
+// ‖θ*‖∞ ≤ ‖θ_f‖∞ + 2‖Qθ_f − b‖₂/γ_G =: B. That holds for the optimum over any feasible set
+// that contains θ_f, so with the bounds capped at K = 2B the capped problem's optimum lies
+// strictly inside the caps, satisfies the original bounds, and is the original optimum.
+// Without a Tikhonov term (γ_G = 0) there is no such B and nothing is capped; nor when every
+// bound is within boundCapRatio·K, so ordinary problems are solved exactly as before.
+func capBounds(p *Problem, Q *mat.SymDense, works []*blockWork, tol float64) {
+	if !(p.GammaG > 0) {
+		return
+	}
+	loose := false
+	for _, w := range works {
+		if w.ib.ub != nil && w.ib.ub[0] > 0 {
+			loose = true
+		}
+	}
+	if !loose {
+		return
+	}
+	n := len(p.B)
+	c := make([]float64, len(works))
+	dmax := make([]float64, len(works))
+	// bound returns B for g_j(0) = c_j, or false when θ_f violates a bound.
+	bound := func() (float64, bool) {
+		cmax := 0.0
+		grad := make([]float64, n) // ∇f(θ_f) = Qθ_f − b, θ_f sparse
+		for i := range grad {
+			grad[i] = -p.B[i]
+		}
+		for i, w := range works {
+			if w.ib.ub != nil && c[i] > w.ib.ub[0] {
+				return 0, false
+			}
+			cmax = math.Max(cmax, c[i])
+			if c[i] == 0 {
+				continue
+			}
+			for r := 0; r < n; r++ {
+				grad[r] += c[i] * Q.At(r, w.bl.Offset)
+			}
+		}
+		s := 0.0
+		for _, v := range grad {
+			s = math.Hypot(s, v)
+		}
+		B := cmax + 2*s/p.GammaG
+		return B, finite(B)
+	}
+	// Δ = max(deltaRel·max(|Margin|, Σ|g|), 10·tol) (setDelta); Σ|g| ≤ Len·B0 for the optimum
+	// bounded with Δ's other terms alone, so Δmax leaves Δ as it would be in all but odd cases.
+	for i, w := range works {
+		switch w.bl.Kind {
+		case Sampled:
+			c[i] = math.Max(w.bl.Eps, 0) / 2
+		case Exact:
+			dmax[i] = 10*tol + deltaRel*math.Abs(w.bl.Margin)
+			c[i] = math.Max(w.bl.Margin+dmax[i], 0)
+		}
+	}
+	B0, ok := bound()
+	if !ok {
+		return
+	}
+	for i, w := range works {
+		if w.bl.Kind == Exact {
+			dmax[i] += deltaRel * float64(w.bl.Len) * B0
+			c[i] = math.Max(w.bl.Margin+dmax[i], 0)
+		}
+	}
+	B, ok := bound()
+	if !ok {
+		return
+	}
+	K := 2 * B
+	capped := false
+	for _, w := range works {
+		if ub := w.ib.ub; ub != nil && ub[0] > boundCapRatio*K {
+			capped = true
+		}
+	}
+	if !capped {
+		return
+	}
+	for i, w := range works {
+		if w.bl.Kind == Exact {
+			w.deltaMax = dmax[i]
+			w.delta = math.Min(w.delta, dmax[i])
+			w.ib.rhs = 2 * (w.bl.Margin + w.delta)
+		}
+		for k := range w.ib.ub {
+			w.ib.ub[k] = math.Min(w.ib.ub[k], K)
+		}
+	}
 }

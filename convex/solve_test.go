@@ -2,6 +2,7 @@ package convex
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -623,4 +624,67 @@ func TestAllRowsSampled(t *testing.T) {
 		t.Errorf("all-rows solve took %d rounds, want 1", s.Rounds)
 	}
 	checkKKT(t, p, s, 1e-8)
+}
+
+// A decay bound far above anything the optimum can reach (a user's "no limit") must give the
+// optimum of the problem without it; the interior-point method once ended in ErrNumerical or
+// the iteration limit on such bounds (capBounds).
+func TestLooseBounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	cases := []struct {
+		name   string
+		n      int
+		blocks func(rho float64) []Block
+	}{
+		{"exact", 30, func(rho float64) []Block {
+			return []Block{{Offset: 0, Len: 30, Kind: Exact, Rho: rho, Decay: 0.93}}
+		}},
+		{"sampled", 40, func(rho float64) []Block {
+			return []Block{{Offset: 0, Len: 40, Kind: Sampled, H: 400, Eps: 0.01, Rho: rho, Decay: 0.93}}
+		}},
+		{"exact-margin-and-tight-sampled", 60, func(rho float64) []Block {
+			return []Block{
+				{Offset: 0, Len: 25, Kind: Exact, Rho: rho, Decay: 0.9, Margin: 0.05},
+				{Offset: 30, Len: 25, Kind: Sampled, H: 200, Eps: 0.02, Rho: 0.3, Decay: 0.9},
+			}
+		}},
+		{"reduced-method", 200, func(rho float64) []Block {
+			return []Block{{Offset: 0, Len: 50, Kind: Sampled, H: 1000, Eps: 0.01, Rho: rho, Decay: 1}}
+		}},
+	}
+	for _, tc := range cases {
+		P, b := randProblem(rng, tc.n, tc.n/2+3)
+		ref, err := Solve(&Problem{P: P, B: b, GammaG: 0.5, Blocks: tc.blocks(0)}, nil)
+		if err != nil {
+			t.Fatalf("%s: no bounds: %v", tc.name, err)
+		}
+		for _, rho := range []float64{1e12, 1e100, 1e300} {
+			t.Run(fmt.Sprintf("%s/rho=%g", tc.name, rho), func(t *testing.T) {
+				p := &Problem{P: P, B: b, GammaG: 0.5, Blocks: tc.blocks(rho)}
+				s, err := Solve(p, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkKKT(t, p, s, 1e-8)
+				// The objective pins the optimum to the solver's tolerance; the taps of an
+				// Exact block are flat along its contact set, so they agree less closely
+				// (1.8e-6 of the largest between the reference and Rho = 1e3, which is
+				// not capped).
+				if d := math.Abs(s.Objective - ref.Objective); d > 1e-9*(1+math.Abs(ref.Objective)) {
+					t.Errorf("objective %.12g, without the bound %.12g", s.Objective, ref.Objective)
+				}
+				scale := normInf(ref.X)
+				for i := range s.X {
+					if d := math.Abs(s.X[i] - ref.X[i]); d > 1e-4*scale {
+						t.Fatalf("x[%d] = %g, without the bound %g", i, s.X[i], ref.X[i])
+					}
+				}
+				for j, bl := range p.Blocks {
+					if bl.Kind == Exact && s.Certificates[j].MinRe < bl.Margin {
+						t.Errorf("block %d certified %g < margin %g", j, s.Certificates[j].MinRe, bl.Margin)
+					}
+				}
+			})
+		}
+	}
 }
