@@ -248,6 +248,11 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 			}
 			s := trimField(fields[j])
 			v, err := strconv.ParseFloat(s, 64)
+			if strings.ContainsAny(s, "xX_") {
+				// Go's hexadecimal floats and digit separators: no other CSV
+				// reader takes them, so a file that relies on them is a mistake.
+				err = strconv.ErrSyntax
+			}
 			if err != nil && !errors.Is(err, strconv.ErrRange) {
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a number; fix or remove the row: %w",
 					sp.name, lr.line, header[j], s, ErrNotNumeric)

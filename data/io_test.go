@@ -199,6 +199,8 @@ var badCSV = []struct {
 	{"duplicate column", "u,y,u\n1,2,3\n", ReadOptions{}, ErrUnknownColumn, "twice"},
 	{"not numeric", "u,y\n1,2\n1,abc\n", ReadOptions{}, ErrNotNumeric, "line 3"},
 	{"empty value", "u,y\n1,\n", ReadOptions{}, ErrNotNumeric, "line 2"},
+	{"hexadecimal float", "u,y\n1,2\n0x1p-2,1\n", ReadOptions{}, ErrNotNumeric, "line 3"},
+	{"digit separator", "u,y\n1,0x_1p0\n", ReadOptions{}, ErrNotNumeric, "line 2"},
 	{"NaN", "u,y\n1,2\nNaN,3\n", ReadOptions{}, ErrNotFinite, "line 3"},
 	{"Inf", "u,y\n1,-inf\n", ReadOptions{}, ErrNotFinite, `column "y"`},
 	{"overflow", "u,y\n1e999,1\n", ReadOptions{}, ErrNotFinite, "line 2"},

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,14 +54,17 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 		if f == nil || f.Name == "config" {
 			return usagef("--config %s: unknown key %q; keys are the flag names of '%s --help'", path, k, fs.Name())
 		}
-		if explicit[f.Name] {
-			continue // the command line wins
-		}
 		s, err := configString(values[k])
 		if err != nil {
 			return usagef("--config %s: key %q: %v", path, k, err)
 		}
-		if err := fs.Set(f.Name, s); err != nil {
+		set := func(s string) error { return fs.Set(f.Name, s) }
+		if explicit[f.Name] {
+			// The command line wins, but a bad value in the file is still an
+			// error: it would bite the day the flag is left off.
+			set = func(s string) error { return checkFlagValue(f, s) }
+		}
+		if err := set(s); err != nil {
 			kind, _ := flag.UnquoteUsage(f)
 			if kind == "" {
 				kind = "value"
@@ -69,6 +73,21 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 		}
 	}
 	return nil
+}
+
+// checkFlagValue reports whether s parses as a value of f, without changing
+// f: it sets a fresh value of f's type. Flag types it cannot copy that way
+// are not checked.
+func checkFlagValue(f *flag.Flag, s string) (err error) {
+	t := reflect.TypeOf(f.Value)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() == reflect.Struct {
+		return nil // a struct may hold pointers that a zero value lacks
+	}
+	v, ok := reflect.New(t.Elem()).Interface().(flag.Value)
+	if !ok {
+		return nil
+	}
+	return v.Set(s)
 }
 
 // configString turns a decoded TOML/YAML value into the text a flag parses.

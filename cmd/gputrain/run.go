@@ -183,6 +183,10 @@ type flagSpec struct {
 	usage   string // "gputrain train --data FILE [flags]"
 	about   string // what it does, a few lines
 	example string // one or more example command lines
+	// cmdline, when not nil, receives the names of the flags given on the
+	// command line itself (not by --config), for checks that must not fire on
+	// a config file's complete set of keys, such as a stored training object.
+	cmdline map[string]bool
 }
 
 // newFlags returns a FlagSet that reports nothing by itself: parseFlags
@@ -212,6 +216,9 @@ func parseFlags(e *env, fs *flag.FlagSet, spec flagSpec, args []string) error {
 			hint = " (flags come before anything else, and files are given with flags such as --data FILE)"
 		}
 		return usagef("unexpected argument %q%s; run '%s --help' for usage", fs.Arg(0), hint, name)
+	}
+	if spec.cmdline != nil {
+		fs.Visit(func(f *flag.Flag) { spec.cmdline[f.Name] = true })
 	}
 	if cf := fs.Lookup("config"); cf != nil && cf.Value.String() != "" {
 		if err := applyConfig(fs, cf.Value.String()); err != nil {

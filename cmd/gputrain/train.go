@@ -28,10 +28,12 @@ type hyper struct {
 	hidden     intList
 	feedback   bool
 	noFeedback bool
+	// cmdline holds the flags given on the command line (flagSpec.cmdline).
+	cmdline map[string]bool
 }
 
 func addHyperFlags(fs *flag.FlagSet) *hyper {
-	h := &hyper{fs: fs, cfg: trainer.DefaultConfig()}
+	h := &hyper{fs: fs, cfg: trainer.DefaultConfig(), cmdline: map[string]bool{}}
 	c := &h.cfg
 	h.hidden = append(intList{}, c.Structure.Hidden...)
 	h.feedback = c.Structure.Feedback
@@ -135,6 +137,31 @@ func (h *hyper) resolve() (trainer.Config, error) {
 	}
 	if err := s.Check(); err != nil {
 		return c, usagef("%v; choose --branches/--taps/--linear-taps/--r1/--r2/--hidden accordingly", err)
+	}
+	// A flag typed on the command line that the model ignores is a mistake
+	// worth stopping for (--taps meant as --linear-taps, say). The same keys in
+	// a config file are not: a stored training object lists every flag.
+	unused := func(flag, why string) error {
+		if !h.cmdline[flag] {
+			return nil
+		}
+		return usagef("--%s has no effect %s; leave it out", flag, why)
+	}
+	for _, f := range []string{"taps", "r1", "r2", "hidden", "feedback", "no-feedback", "init"} {
+		if s.Branches == 0 {
+			if err := unused(f, "on a linear FIR (--branches 0; its length is --linear-taps)"); err != nil {
+				return c, err
+			}
+		}
+	}
+	if s.Branches > 0 && !s.Feedback {
+		if err := unused("r2", "without feedback (the lifting network of an FF model does not see q)"); err != nil {
+			return c, err
+		}
+	}
+	if c.Passivity == "sampled" && c.Rho > 0 && c.Eps > 2*c.Rho {
+		// no filter meets both (the paper's feasibility condition): g(0) ≤ rho
+		return c, usagef("--eps %g > 2·--rho %g: no FIR meets Σ_k g(k)·2cos(hπk/H) ≥ eps with |g(0)| ≤ rho; lower --eps or raise --rho", c.Eps, c.Rho)
 	}
 	if c.Device == "cuda" {
 		// Fail now, not after reading gigabytes: the build or the machine may lack CUDA.
@@ -437,6 +464,7 @@ gputrain train --data train.csv --branches 4 --taps 30 --iters 2 --epochs 50 --o
 gputrain train --data robot.csv --u ue --y ye --branches 0 --linear-taps 500 --out fir.json
 gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
+	spec.cmdline = h.cmdline
 	if err := parseFlags(e, fs, spec, args); err != nil {
 		return err
 	}
