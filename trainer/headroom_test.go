@@ -134,7 +134,8 @@ func TestTrainedFIRsKeepHeadroom(t *testing.T) {
 
 // TestDecayBoundNote: when the decay bounds are tight enough to hold taps at
 // |g(k)| = Rho·Decay^k, the θ_G event says how many (counted here from the
-// returned taps); with loose bounds, or none, it says nothing about them.
+// returned taps), and so does Result.TapsAtBound; with loose bounds, or
+// none, they say nothing about them.
 func TestDecayBoundNote(t *testing.T) {
 	truth, err := model.RandomPassive(model.Structure{LinearTaps: 8}, rand.New(rand.NewPCG(2, 2)))
 	if err != nil {
@@ -165,6 +166,9 @@ func TestDecayBoundNote(t *testing.T) {
 			t.Fatalf("rho %g: %d θ_G events, want 1 (a linear FIR)", c.rho, len(notes))
 		}
 		i := strings.Index(notes[0], " taps at the decay bound")
+		if (res.TapsAtBound > 0) != c.want {
+			t.Errorf("rho %g: Result.TapsAtBound %d, want taps at the bound %v", c.rho, res.TapsAtBound, c.want)
+		}
 		if (i >= 0) != c.want {
 			t.Errorf("rho %g: note %q, want a decay-bound note %v", c.rho, notes[0], c.want)
 			continue
@@ -181,8 +185,8 @@ func TestDecayBoundNote(t *testing.T) {
 			}
 			b *= cfg.Decay
 		}
-		if got != want || want == 0 {
-			t.Errorf("rho %g: note says %d taps at the bound, the taps have %d", c.rho, got, want)
+		if got != want || want == 0 || res.TapsAtBound != want {
+			t.Errorf("rho %g: note says %d taps at the bound, Result %d, the taps have %d", c.rho, got, res.TapsAtBound, want)
 		}
 	}
 }

@@ -99,8 +99,10 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 			return nil, fmt.Errorf("trainer: member %d of %d (seed %d): %w", i+1, cfg.Members, cfg.Seed+uint64(i), o.err)
 		}
 	}
+	atBound := 0
 	for i, o := range outs {
 		if o.res != nil {
+			atBound += o.res.TapsAtBound
 			ms = append(ms, o.res.Model)
 			seeds = append(seeds, strconv.FormatUint(cfg.Seed+uint64(i), 10))
 			for _, e := range o.res.History {
@@ -150,10 +152,11 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 	}
 	raw, _ := json.Marshal(cfg)
 	return &Result{
-		Model:      m,
-		Meta:       model.Meta{Ts: train.Ts, Mode: cfg.Passivity, Training: raw},
-		Cert:       cert,
-		History:    hist,
-		BestValFit: bestV,
+		Model:       m,
+		Meta:        model.Meta{Ts: train.Ts, Mode: cfg.Passivity, Training: raw},
+		Cert:        cert,
+		History:     hist,
+		BestValFit:  bestV,
+		TapsAtBound: atBound,
 	}, runErr
 }

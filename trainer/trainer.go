@@ -28,6 +28,10 @@ type Result struct {
 	Cert       model.Certificate
 	History    []Event
 	BestValFit float64 // median closed-loop validation Fit of the returned model (NaN without validation data)
+	// TapsAtBound counts the taps of the returned model that end on their
+	// decay bound |g(k)| ≤ Rho·Decay^k (summed over the members of a mean):
+	// the bound is in the data's units, and where it binds it limits the fit.
+	TapsAtBound int
 }
 
 // qpAcceptTol is the relative KKT residual the trainer takes from a θ_G solve that cannot reach
@@ -197,6 +201,8 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		Cert:       cert,
 		History:    s.hist,
 		BestValFit: s.bestV,
+		// s.best's taps, which are s.m's only if the last iterate was the best
+		TapsAtBound: tapsAtBound(s.best, cfg),
 	}
 	s.emit(Event{Stage: "done", Iter: cfg.Iters - 1, ValFit: s.bestV})
 	return res, runErr
@@ -373,7 +379,7 @@ func (s *session) thetaG(k int) error {
 	s.setTaps(best.x)
 	s.warm = best.warm
 	note := best.note
-	if n := s.tapsAtBound(); n > 0 {
+	if n := tapsAtBound(s.m, s.cfg); n > 0 {
 		// The bound is in the data's units (output per input): for a plant
 		// whose gain differs from the paper's, it can limit the fit.
 		note = strings.TrimSpace(fmt.Sprintf("%s %d taps at the decay bound %g·%g^k (a larger rho loosens it)", note, n, s.cfg.Rho, s.cfg.Decay))
@@ -385,26 +391,26 @@ func (s *session) thetaG(k int) error {
 	return nil
 }
 
-// tapsAtBound counts the taps of the model's FIRs that lie on their decay
-// bound |g(k)| ≤ Rho·Decay^k (to 1e-6 of it); 0 without decay bounds.
-func (s *session) tapsAtBound() int {
-	if !(s.cfg.Rho > 0) || s.cfg.Passivity == "none" {
+// tapsAtBound counts the taps of m's FIRs that lie on their decay bound
+// |g(k)| ≤ Rho·Decay^k of cfg (to 1e-6 of it); 0 without decay bounds.
+func tapsAtBound(m *model.NFIR, cfg Config) int {
+	if !(cfg.Rho > 0) || cfg.Passivity == "none" || m == nil {
 		return 0
 	}
 	n := 0
 	count := func(g []float64) {
-		b := s.cfg.Rho
+		b := cfg.Rho
 		for _, v := range g {
 			if b > 0 && math.Abs(v) >= (1-1e-6)*b {
 				n++
 			}
-			b *= s.cfg.Decay
+			b *= cfg.Decay
 		}
 	}
-	for j := range s.m.Branches {
-		count(s.m.Branch(j))
+	for j := range m.Branches {
+		count(m.Branch(j))
 	}
-	count(s.m.Lin)
+	count(m.Lin)
 	return n
 }
 

@@ -299,6 +299,19 @@ func TestLinearFIR(t *testing.T) {
 	if c["passive"] != true || c["linear"] == nil {
 		t.Errorf("certify of a linear FIR: %v", c)
 	}
+	// A decay bound far below the plant's gain holds taps at the bound: the
+	// summary says so, and --json counts them.
+	tight := []string{"train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "1e-4", "--out", out}
+	if text := mustRun(t, tight...); !strings.Contains(text, "taps end on the decay bound") {
+		t.Errorf("no decay-bound note in the summary:\n%s", text)
+	}
+	r := decode(t, mustRun(t, append(tight, "--json")...))
+	if n, _ := r["taps_at_bound"].(float64); n < 1 || n > 20 {
+		t.Errorf("taps_at_bound %v, want 1..20", r["taps_at_bound"])
+	}
+	if text := mustRun(t, "train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "0", "--out", out); strings.Contains(text, "decay bound") {
+		t.Errorf("decay-bound note without decay bounds:\n%s", text)
+	}
 }
 
 func TestCertifyNotPassive(t *testing.T) {

@@ -540,6 +540,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"model": out, "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
+			"taps_at_bound": oc.res.TapsAtBound,
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
@@ -551,6 +552,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if !jsonOut && !quiet {
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
 			oc.seconds, valFitText(oc.res.BestValFit), certText(oc.res.Cert), out)
+		if n := oc.res.TapsAtBound; n > 0 {
+			st := cfg.Structure
+			all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
+			fmt.Fprintf(e.stdout, "note: %d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in the data's units of output per input, so for a plant of larger gain raise --rho (or give --rho 0 for none)\n",
+				n, all, cfg.Rho, cfg.Decay)
+		}
 		if plotDir != "" {
 			fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
 		}
