@@ -615,13 +615,11 @@ func capBounds(p *Problem, Q *mat.SymDense, works []*blockWork, tol float64) {
 	if !(p.GammaG > 0) {
 		return
 	}
-	loose := false
+	bounded := false
 	for _, w := range works {
-		if w.ib.ub != nil && w.ib.ub[0] > 0 {
-			loose = true
-		}
+		bounded = bounded || w.ib.ub != nil
 	}
-	if !loose {
+	if !bounded {
 		return
 	}
 	n := len(p.B)
@@ -681,8 +679,10 @@ func capBounds(p *Problem, Q *mat.SymDense, works []*blockWork, tol float64) {
 	K := 2 * B
 	capped := false
 	for _, w := range works {
-		if ub := w.ib.ub; ub != nil && ub[0] > boundCapRatio*K {
-			capped = true
+		for _, u := range w.ib.ub { // not only ub[0]: Decay > 1 is allowed
+			if u > boundCapRatio*K {
+				capped = true
+			}
 		}
 	}
 	if !capped {

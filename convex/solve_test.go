@@ -648,6 +648,13 @@ func TestLooseBounds(t *testing.T) {
 				{Offset: 30, Len: 25, Kind: Sampled, H: 200, Eps: 0.02, Rho: 0.3, Decay: 0.9},
 			}
 		}},
+		{"growing", 30, func(rho float64) []Block {
+			if rho == 0 {
+				return []Block{{Offset: 0, Len: 30, Kind: Exact}}
+			}
+			// Decay > 1: ub[0] = 100 binds nothing here, ub[29] = 100·rho
+			return []Block{{Offset: 0, Len: 30, Kind: Exact, Rho: 100, Decay: math.Pow(rho, 1.0/29)}}
+		}},
 		{"reduced-method", 200, func(rho float64) []Block {
 			return []Block{{Offset: 0, Len: 50, Kind: Sampled, H: 1000, Eps: 0.01, Rho: rho, Decay: 1}}
 		}},
