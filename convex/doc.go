@@ -64,6 +64,11 @@
 // indices with non-negligible multipliers; all previous exact-mode frequencies), which is what
 // the trainer wants when it calls Solve K times on slowly changing problems.
 //
+// Decay bounds more than 1e6 times above a provable bound on the optimum (from strong convexity,
+// GammaG > 0, and a feasible point) are lowered to twice that bound before the solve, which
+// leaves the optimum unchanged: a bound of 1e100, a user's "no limit", would otherwise swamp the
+// interior-point method's complementarity measure.
+//
 // # Certificate
 //
 // Certify returns a rigorous lower bound on min_ω Re G: p = Re G, p′, p″ are evaluated on a

@@ -193,7 +193,7 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	}
 	if unknown >= 0 && !sp.ignoreExtra {
 		opt := append(append([]string(nil), sp.optional...), sp.batch)
-		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it or choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol, IgnoreExtra): %w",
+		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, name the columns with --u and --y, or skip other columns with --ignore-extra (from Go: ReadOptions.UCol, YCol, IgnoreExtra): %w",
 			sp.name, headerLine, header[unknown], unknown+1, strings.Join(sp.required, ","), strings.Join(opt, ","), ErrUnknownColumn)
 	}
 	out := &csvData{present: make([]bool, len(sp.optional))}

@@ -99,10 +99,11 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 			return nil, fmt.Errorf("trainer: member %d of %d (seed %d): %w", i+1, cfg.Members, cfg.Seed+uint64(i), o.err)
 		}
 	}
-	atBound := 0
+	atBound, ridge := 0, 0.0
 	for i, o := range outs {
 		if o.res != nil {
 			atBound += o.res.TapsAtBound
+			ridge = math.Max(ridge, o.res.RidgeRatio)
 			ms = append(ms, o.res.Model)
 			seeds = append(seeds, strconv.FormatUint(cfg.Seed+uint64(i), 10))
 			for _, e := range o.res.History {
@@ -158,5 +159,6 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 		History:     hist,
 		BestValFit:  bestV,
 		TapsAtBound: atBound,
+		RidgeRatio:  ridge,
 	}, runErr
 }

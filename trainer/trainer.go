@@ -32,6 +32,32 @@ type Result struct {
 	// decay bound |g(k)| ≤ Rho·Decay^k (summed over the members of a mean):
 	// the bound is in the data's units, and where it binds it limits the fit.
 	TapsAtBound int
+	// RidgeRatio is γ_G over the mean diagonal of the last θ_G step's Gram
+	// matrix (the largest over the members of a mean). γ_G is in the units of
+	// u² times samples: from about 0.1 on, the ridge rather than the data
+	// sets the taps (see RidgeNote).
+	RidgeRatio float64
+}
+
+// RidgeNote is the RidgeRatio from which the trainer (and gputrain train) says that γ_G, rather
+// than the data, sets the taps: the ridge then shrinks the taps' component
+// along an eigenvector of average curvature by a tenth or more. The paper's
+// settings stay far below it (mass-spring-damper about 1e-5).
+const RidgeNote = 0.1
+
+// ridgeRatio returns γ·n/trace(P) for the n×n matrix P (row-major).
+func ridgeRatio(gamma float64, P []float64, n int) float64 {
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		tr += P[i*n+i]
+	}
+	if !(tr > 0) {
+		if gamma > 0 {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return gamma * float64(n) / tr
 }
 
 // qpAcceptTol is the relative KKT residual the trainer takes from a θ_G solve that cannot reach
@@ -59,6 +85,7 @@ type session struct {
 	open   *graph.OpenLoop
 	closed *graph.ClosedLoopNet
 	warm   *convex.Solution
+	ridge  float64 // ridgeRatio of the last θ_G step
 	best   *model.NFIR
 	bestV  float64
 }
@@ -85,6 +112,9 @@ type traj struct {
 func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
+	}
+	if cfg.Structure.Branches == 0 {
+		cfg.Iters = 1 // a linear FIR has no θ_N: one convex solve is the optimum
 	}
 	if cfg.Members > 1 {
 		return trainMembers(ctx, cfg, train, val)
@@ -203,6 +233,7 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		BestValFit: s.bestV,
 		// s.best's taps, which are s.m's only if the last iterate was the best
 		TapsAtBound: tapsAtBound(s.best, cfg),
+		RidgeRatio:  s.ridge,
 	}
 	s.emit(Event{Stage: "done", Iter: cfg.Iters - 1, ValFit: s.bestV})
 	return res, runErr
@@ -271,9 +302,6 @@ func (s *session) emit(e Event) {
 
 func (s *session) run(ctx context.Context) error {
 	K := s.cfg.Iters
-	if s.cfg.Structure.Branches == 0 {
-		K = 1 // a linear FIR has no θ_N: one convex solve is the optimum
-	}
 	for k := 0; k < K; k++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -508,6 +536,10 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 			sol.Iterations, sol.Rounds, time.Since(t0).Seconds(), math.Max(k.Primal, math.Max(k.Dual, k.Complementarity))))
 		step.warm = sol
 		step.x = sol.X
+	}
+	s.ridge = ridgeRatio(s.cfg.GammaG, P, nt)
+	if s.ridge >= RidgeNote {
+		step.note = strings.TrimSpace(fmt.Sprintf("%s gamma-g %g is %.3g× the mean diagonal of the Gram matrix: the ridge, not the data, sets the taps (lower --gamma-g)", step.note, s.cfg.GammaG, s.ridge))
 	}
 	// SSE at the solution: yy − 2bᵀθ + θᵀPθ.
 	x := step.x

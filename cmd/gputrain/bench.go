@@ -36,9 +36,9 @@ func runBench(e *env, args []string) error {
 
 // benchData is the data set of a benchmark: --data FILE, or the paper's
 // mass-spring-damper training data.
-func benchData(path, uCol, yCol string, batches int, seed uint64) (*data.Dataset, error) {
+func benchData(path string, cols *columns, batches int, seed uint64) (*data.Dataset, error) {
 	if path != "" {
-		return readData("data", path, data.ReadOptions{UCol: uCol, YCol: yCol}, 1)
+		return readData("data", path, cols.options(0), 1)
 	}
 	if batches < 1 {
 		return nil, usagef("--batches %d: must be ≥ 1", batches)
@@ -78,16 +78,15 @@ type qpRow struct {
 func runBenchQP(e *env, args []string) error {
 	fs := newFlags("gputrain bench qp")
 	var (
-		dataPath, uCol, yCol, config, modes string
-		tapsList, hList                     intList
-		batches, repeat, kypMax             int
-		seed                                uint64
-		jsonOut, large                      bool
+		dataPath, config, modes string
+		tapsList, hList         intList
+		batches, repeat, kypMax int
+		seed                    uint64
+		jsonOut, large          bool
 	)
 	tapsList, hList = intList{25, 50, 100, 200}, intList{1000, 2000, 4000}
 	fs.StringVar(&dataPath, "data", "", "data file (batch,u,y CSV, .npy, .npz, .mat); default: generated mass-spring-damper data")
-	fs.StringVar(&uCol, "u", "u", "name of the input column")
-	fs.StringVar(&yCol, "y", "y", "name of the output column")
+	cols := addColumnFlags(fs, "name of the output column")
 	fs.IntVar(&batches, "batches", 300, "generated batches when --data is not given")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the generated data")
 	fs.Var(&tapsList, "taps", "FIR lengths m_G to time (default 25,50,100,200)")
@@ -128,7 +127,7 @@ gputrain bench qp --data train.csv --large`,
 	if slices.Contains(modeList, "sampled") && len(hList) == 0 {
 		return usagef("--H: give at least one grid size for the sampled mode")
 	}
-	d, err := benchData(dataPath, uCol, yCol, batches, seed)
+	d, err := benchData(dataPath, cols, batches, seed)
 	if err != nil {
 		return err
 	}
@@ -273,16 +272,15 @@ type epochRow struct {
 func runBenchEpoch(e *env, args []string) error {
 	fs := newFlags("gputrain bench epoch")
 	var (
-		dataPath, uCol, yCol, config, device string
-		batches, repeat, batch, workers      int
-		seed                                 uint64
-		jsonOut                              bool
-		hidden                               = intList{4, 4}
+		dataPath, config, device        string
+		batches, repeat, batch, workers int
+		seed                            uint64
+		jsonOut                         bool
+		hidden                          = intList{4, 4}
 	)
 	st := model.Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Feedback: true}
 	fs.StringVar(&dataPath, "data", "", "data file (batch,u,y CSV, .npy, .npz, .mat); default: generated mass-spring-damper data")
-	fs.StringVar(&uCol, "u", "u", "name of the input column")
-	fs.StringVar(&yCol, "y", "y", "name of the output column")
+	cols := addColumnFlags(fs, "name of the output column")
 	fs.IntVar(&batches, "batches", 300, "generated batches when --data is not given")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the generated data and the random model")
 	fs.IntVar(&st.Branches, "branches", st.Branches, "m_N of the random model")
@@ -322,7 +320,7 @@ gputrain bench epoch --batch 8 --json`,
 	if err := st.Check(); err != nil {
 		return usagef("%v", err)
 	}
-	d, err := benchData(dataPath, uCol, yCol, batches, seed)
+	d, err := benchData(dataPath, cols, batches, seed)
 	if err != nil {
 		return err
 	}

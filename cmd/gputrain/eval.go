@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -41,10 +40,10 @@ type evalJSON struct {
 func runEval(e *env, args []string) error {
 	fs := newFlags("gputrain eval")
 	var (
-		modelPath, dataPath, plotDir, config, uCol, yCol string
-		skip, plotBatches                                int
-		ts                                               float64
-		jsonOut                                          bool
+		modelPath, dataPath, plotDir, config string
+		skip, plotBatches                    int
+		ts                                   float64
+		jsonOut                              bool
 	)
 	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
 	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat")
@@ -52,8 +51,7 @@ func runEval(e *env, args []string) error {
 	fs.StringVar(&plotDir, "plot", "", "directory for measured-vs-simulated and Re G plots (PNG and SVG)")
 	fs.IntVar(&plotBatches, "plot-batches", 3, "number of batches in the measured-vs-simulated plot")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
-	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
-	fs.StringVar(&yCol, "y", "y", "name of the output column (CSV) or variable (.npz, .mat)")
+	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
 	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
 	spec := flagSpec{
@@ -84,7 +82,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	if ts == 0 {
 		ts = meta.Ts
 	}
-	d, err := readData("data", dataPath, data.ReadOptions{UCol: uCol, YCol: yCol, Ts: ts}, 1)
+	d, err := readData("data", dataPath, cols.options(ts), 1)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/passivenfir/gputrain/data"
 )
 
 // intList is a flag holding comma-separated positive integers ("4,4"); an
@@ -39,6 +42,27 @@ func (l *intList) Set(s string) error {
 		*l = append(*l, v)
 	}
 	return nil
+}
+
+// columns are the data-column flags of the commands that read data files.
+type columns struct {
+	u, y        string
+	ignoreExtra bool
+}
+
+// addColumnFlags registers --u, --y and --ignore-extra on fs; yUsage
+// describes what the command does with the output column.
+func addColumnFlags(fs *flag.FlagSet, yUsage string) *columns {
+	c := &columns{}
+	fs.StringVar(&c.u, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
+	fs.StringVar(&c.y, "y", "y", yUsage)
+	fs.BoolVar(&c.ignoreExtra, "ignore-extra", false, "skip CSV columns other than the input, output, batch and y_clean columns (a time column, say) instead of refusing the file")
+	return c
+}
+
+// options returns the read options for these columns and sampling time ts.
+func (c *columns) options(ts float64) data.ReadOptions {
+	return data.ReadOptions{UCol: c.u, YCol: c.y, IgnoreExtra: c.ignoreExtra, Ts: ts}
 }
 
 // optFloat is a float flag that remembers whether it was given.

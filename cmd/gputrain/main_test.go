@@ -1042,3 +1042,30 @@ func TestHoldStart(t *testing.T) {
 		t.Errorf("eval of the saved model: median Fit %g, train reported %g", got, want)
 	}
 }
+
+// TestIgnoreExtra: a CSV with a column the command does not use (a time
+// column) is refused with a message naming --ignore-extra, and read with it.
+func TestIgnoreExtra(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("time,force,vel\n")
+	for i := range 200 {
+		u := math.Sin(0.3*float64(i)) + 0.5*math.Cos(0.07*float64(i))
+		fmt.Fprintf(&b, "%g,%g,%g\n", 0.01*float64(i), u, 0.5*u)
+	}
+	path := filepath.Join(dir, "rec.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "fir.json")
+	args := []string{"train", "--data", path, "--u", "force", "--y", "vel", "--branches", "0", "--linear-taps", "5", "--quiet", "--out", out}
+	code, _, stderr := cli(t, args...)
+	if code != exitUsage || !strings.Contains(stderr, "--ignore-extra") || strings.Contains(stderr, "--data: data:") {
+		t.Errorf("without --ignore-extra: exit %d, %q", code, stderr)
+	}
+	mustRun(t, append(args, "--ignore-extra")...)
+	r := decode(t, mustRun(t, "eval", "--model", out, "--data", path, "--u", "force", "--y", "vel", "--ignore-extra", "--json"))
+	if r["fit"] == nil {
+		t.Errorf("eval --json: %v", r)
+	}
+}

@@ -39,13 +39,12 @@ func readInputs(path string, opt data.ReadOptions) (*data.Dataset, error) {
 
 func runSimulate(e *env, args []string) error {
 	fs := newFlags("gputrain simulate")
-	var modelPath, dataPath, out, config, uCol, yCol string
+	var modelPath, dataPath, out, config string
 	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
 	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u, optional batch and y), .npy, .npz or .mat")
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
-	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
-	fs.StringVar(&yCol, "y", "y", "name of the output column, if any (ignored by the simulation)")
+	cols := addColumnFlags(fs, "name of the output column, if any (ignored by the simulation)")
 	spec := flagSpec{
 		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
@@ -68,7 +67,7 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 	if err != nil {
 		return err
 	}
-	d, err := readInputs(dataPath, data.ReadOptions{UCol: uCol, YCol: yCol})
+	d, err := readInputs(dataPath, cols.options(0))
 	if err != nil {
 		return err
 	}

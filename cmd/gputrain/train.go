@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/passivenfir/gputrain/data"
@@ -169,8 +171,9 @@ func (h *hyper) resolve() (trainer.Config, error) {
 			return c, usagef("--device cuda: %v", err)
 		}
 	}
-	if s.Branches == 0 && c.BPTTEpochs > 0 {
-		c.BPTTEpochs = 0 // a linear FIR has no θ_N to train
+	if s.Branches == 0 {
+		// a linear FIR has no θ_N to train: one convex solve (as the trainer does)
+		c.BPTTEpochs, c.Iters = 0, 1
 	}
 	return c, nil
 }
@@ -291,13 +294,26 @@ func readData(flagName, path string, opt data.ReadOptions, minLen int) (*data.Da
 	}
 	d, err := data.ReadFile(path, opt)
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--%s: %w", flagName, err))
+		return nil, badInput(flagErr{flagName, err})
 	}
 	if err := d.Validate(minLen); err != nil {
-		return nil, badInput(fmt.Errorf("--%s: %w", flagName, err))
+		return nil, badInput(flagErr{flagName, err})
 	}
 	return d, nil
 }
+
+// flagErr is an error of the file given with --flag; its message drops the
+// package prefix "data: ", which after the flag's name says nothing.
+type flagErr struct {
+	flag string
+	err  error
+}
+
+func (e flagErr) Error() string {
+	return "--" + e.flag + ": " + strings.TrimPrefix(e.err.Error(), "data: ")
+}
+
+func (e flagErr) Unwrap() error { return e.err }
 
 // holdOut splits d into training and validation batches: a seeded 20% (at
 // least one batch) is held out when d has at least five batches; otherwise
@@ -439,17 +455,16 @@ func runTrain(e *env, args []string) error {
 	fs := newFlags("gputrain train")
 	h := addHyperFlags(fs)
 	var (
-		dataPath, valPath, out, plotDir, config, uCol, yCol string
-		ts                                                  float64
-		quiet, jsonOut                                      bool
+		dataPath, valPath, out, plotDir, config string
+		ts                                      float64
+		quiet, jsonOut                          bool
 	)
 	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat")
 	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5, else the last 20% of each batch after a lead-in of the model memory)")
 	fs.StringVar(&out, "out", "model.json", "model file to write (atomically)")
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
-	fs.StringVar(&uCol, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
-	fs.StringVar(&yCol, "y", "y", "name of the output column (CSV) or variable (.npz, .mat)")
+	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
@@ -483,7 +498,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			return err
 		}
 	}
-	opt := data.ReadOptions{UCol: uCol, YCol: yCol, Ts: ts}
+	opt := cols.options(ts)
 	mem := cfg.Structure.Memory()
 	trainSet, err := readData("data", dataPath, opt, mem)
 	if err != nil {
@@ -495,7 +510,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if zeroInput(trainSet) {
 		// y is then 0 for every model: the least-squares problem has no
 		// information, and a "trained" model would be all zeros.
-		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, uCol)
+		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
 	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 && !quiet && !jsonOut {
@@ -507,7 +522,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			return err
 		}
 	}
-	extra := map[string]any{"data": dataPath, "u": uCol, "y": yCol}
+	extra := map[string]any{"data": dataPath, "u": cols.u, "y": cols.y}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {
@@ -540,7 +555,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"model": out, "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
-			"taps_at_bound": oc.res.TapsAtBound,
+			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
@@ -557,6 +572,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
 			fmt.Fprintf(e.stdout, "note: %d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in the data's units of output per input, so for a plant of larger gain raise --rho (or give --rho 0 for none)\n",
 				n, all, cfg.Rho, cfg.Decay)
+		}
+		if r := oc.res.RidgeRatio; r >= trainer.RidgeNote {
+			// to a ratio of 1e-3, about the robot's most regularized setting
+			suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
+			fmt.Fprintf(e.stdout, "note: --gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples; lower it (for example --gamma-g %g)\n",
+				cfg.GammaG, r, suggest)
 		}
 		if plotDir != "" {
 			fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
