@@ -190,3 +190,52 @@ func TestDecayBoundNote(t *testing.T) {
 		}
 	}
 }
+
+// TestRidgeNote: Result.RidgeRatio is γ_G·n/trace(P), with trace(P) summed
+// here directly from the inputs (Σ_k Σ_t u(t−k)², zero initial conditions),
+// and the θ_G event notes a ridge that dominates: an input a thousand times
+// smaller than the plant's makes γ_G = 1 dominate; γ_G = 1e-9 does not.
+func TestRidgeNote(t *testing.T) {
+	const taps = 8
+	truth, err := model.RandomPassive(model.Structure{LinearTaps: taps}, rand.New(rand.NewPCG(4, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := simulate(truth, 4, 100, 6)
+	tr := 0.0
+	for _, b := range train.Batches {
+		for i := range b.U {
+			b.U[i] *= 1e-3 // u in other units: the same plant has 1000 times the gain
+		}
+		for k := range taps {
+			for i := 0; i+k < len(b.U); i++ {
+				tr += b.U[i] * b.U[i]
+			}
+		}
+	}
+	for _, gamma := range []float64{1, 1e-9} {
+		cfg := DefaultConfig()
+		cfg.Structure = model.Structure{LinearTaps: taps}
+		cfg.Rho, cfg.GammaG = 0, gamma
+		var note string
+		cfg.Progress = func(e Event) {
+			if e.Stage == "theta_g" {
+				note = e.Note
+			}
+		}
+		res, err := Train(t.Context(), cfg, train, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := gamma * taps / tr
+		if math.Abs(res.RidgeRatio-want) > 1e-9*want {
+			t.Errorf("gamma %g: RidgeRatio %g, want %g", gamma, res.RidgeRatio, want)
+		}
+		if got := strings.Contains(note, "the ridge, not the data, sets the taps"); got != (want >= RidgeNote) {
+			t.Errorf("gamma %g (ratio %.3g): note %q", gamma, want, note)
+		}
+		if gamma == 1 && want < RidgeNote {
+			t.Fatalf("the test's data do not make γ_G = 1 dominate (ratio %g)", want)
+		}
+	}
+}

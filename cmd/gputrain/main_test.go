@@ -309,8 +309,17 @@ func TestLinearFIR(t *testing.T) {
 	if n, _ := r["taps_at_bound"].(float64); n < 1 || n > 20 {
 		t.Errorf("taps_at_bound %v, want 1..20", r["taps_at_bound"])
 	}
-	if text := mustRun(t, "train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "0", "--out", out); strings.Contains(text, "decay bound") {
-		t.Errorf("decay-bound note without decay bounds:\n%s", text)
+	if text := mustRun(t, "train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "0", "--out", out); strings.Contains(text, "decay bound") || strings.Contains(text, "ridge") {
+		t.Errorf("decay-bound or ridge note without decay bounds, at the default γ_G:\n%s", text)
+	}
+	// A ridge weight far above the Gram matrix's diagonal: a note, and its ratio in --json.
+	ridge := []string{"train", "--data", train, "--branches", "0", "--linear-taps", "20", "--rho", "0", "--gamma-g", "1e9", "--out", out}
+	if text := mustRun(t, ridge...); !strings.Contains(text, "the ridge rather than the data sets the taps") {
+		t.Errorf("no ridge note in the summary:\n%s", text)
+	}
+	r = decode(t, mustRun(t, append(ridge, "--json")...))
+	if v, _ := r["ridge_ratio"].(float64); !(v > 1) {
+		t.Errorf("ridge_ratio %v, want > 1", r["ridge_ratio"])
 	}
 }
 
