@@ -78,7 +78,7 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 // checkFlagValue reports whether s parses as a value of f, without changing
 // f: it sets a fresh value of f's type. Flag types it cannot copy that way
 // are not checked.
-func checkFlagValue(f *flag.Flag, s string) (err error) {
+func checkFlagValue(f *flag.Flag, s string) error {
 	t := reflect.TypeOf(f.Value)
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() == reflect.Struct {
 		return nil // a struct may hold pointers that a zero value lacks

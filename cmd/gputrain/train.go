@@ -149,8 +149,8 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		}
 		return usagef("--%s has no effect %s; leave it out", flag, why)
 	}
-	for _, f := range []string{"taps", "r1", "r2", "hidden", "feedback", "no-feedback", "init"} {
-		if s.Branches == 0 {
+	if s.Branches == 0 {
+		for _, f := range []string{"taps", "r1", "r2", "hidden", "feedback", "no-feedback", "init"} {
 			if err := unused(f, "on a linear FIR (--branches 0; its length is --linear-taps)"); err != nil {
 				return c, err
 			}
