@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -52,6 +53,7 @@ func runEval(e *env, args []string) error {
 	fs.IntVar(&plotBatches, "plot-batches", 3, "number of batches in the measured-vs-simulated plot")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
+	cols.note(fs)
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
 	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
 	spec := flagSpec{
@@ -82,7 +84,8 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	if ts == 0 {
 		ts = meta.Ts
 	}
-	d, err := readData("data", dataPath, cols.options(ts), 1)
+	cols.useModel(fs, meta.Training)
+	d, err := cols.read(ts, func(opt data.ReadOptions) (*data.Dataset, error) { return readData("data", dataPath, opt, 1) })
 	if err != nil {
 		return err
 	}

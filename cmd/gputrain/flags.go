@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -48,6 +50,9 @@ func (l *intList) Set(s string) error {
 type columns struct {
 	u, y        string
 	ignoreExtra bool
+	// stored* are the names set by useModel from the model's training
+	// object rather than by the user: read falls back to u and y for them.
+	storedU, storedY bool
 }
 
 // addColumnFlags registers --u, --y and --ignore-extra on fs; yUsage
@@ -63,6 +68,56 @@ func addColumnFlags(fs *flag.FlagSet, yUsage string) *columns {
 // options returns the read options for these columns and sampling time ts.
 func (c *columns) options(ts float64) data.ReadOptions {
 	return data.ReadOptions{UCol: c.u, YCol: c.y, IgnoreExtra: c.ignoreExtra, Ts: ts}
+}
+
+// note says in the help of --u and --y that a command reading a model uses
+// the model's own column names by default (useModel).
+func (c *columns) note(fs *flag.FlagSet) {
+	for _, name := range []string{"u", "y"} {
+		f := fs.Lookup(name)
+		f.Usage += " (default: the name the model was trained with, falling back to " + name + ")"
+	}
+}
+
+// useModel sets --u and --y, where neither the command line nor --config gave
+// them, to the column names the model was trained with (the "u" and "y" keys
+// of its training object), so that a model trained with --u torque --y angle
+// evaluates data of the same layout without repeating the flags.
+func (c *columns) useModel(fs *flag.FlagSet, training json.RawMessage) {
+	var names struct {
+		U, Y any
+	}
+	if len(training) == 0 || json.Unmarshal(training, &names) != nil {
+		return
+	}
+	if s, ok := names.U.(string); ok && s != "" && s != c.u && !isSet(fs, "u") {
+		c.u, c.storedU = s, true
+	}
+	if s, ok := names.Y.(string); ok && s != "" && s != c.y && !isSet(fs, "y") {
+		c.y, c.storedY = s, true
+	}
+}
+
+// read calls read with these columns' options. When the file lacks a column
+// whose name came from the model (useModel), it tries the default name (u or
+// y) for that column instead, and if that fails too it returns the first error,
+// which names the model's columns and the flags that override them.
+func (c *columns) read(ts float64, read func(data.ReadOptions) (*data.Dataset, error)) (*data.Dataset, error) {
+	d, err := read(c.options(ts))
+	if err == nil || !(c.storedU || c.storedY) || !errors.Is(err, data.ErrMissingColumn) {
+		return d, err
+	}
+	alt := *c
+	if c.storedU {
+		alt.u = "u"
+	}
+	if c.storedY {
+		alt.y = "y"
+	}
+	if d2, err2 := read(alt.options(ts)); err2 == nil {
+		return d2, nil
+	}
+	return nil, fmt.Errorf("%w (the model was trained with --u %s --y %s)", err, c.u, c.y)
 }
 
 // optFloat is a float flag that remembers whether it was given.

@@ -1078,3 +1078,65 @@ func TestIgnoreExtra(t *testing.T) {
 		t.Errorf("eval --json: %v", r)
 	}
 }
+
+// TestModelColumns: eval and simulate read the columns a model was trained
+// on without --u and --y, fall back to u and y for a file that has those,
+// let the flags win, and name the model's columns when neither is found.
+func TestModelColumns(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, header string) string {
+		var b strings.Builder
+		b.WriteString(header + "\n")
+		for i := range 200 {
+			u := math.Sin(0.3*float64(i)) + 0.5*math.Cos(0.07*float64(i))
+			if strings.Contains(header, ",") {
+				fmt.Fprintf(&b, "%g,%g\n", u, 0.5*u)
+			} else {
+				fmt.Fprintf(&b, "%g\n", u)
+			}
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	named := write("named.csv", "force,vel")
+	plain := write("plain.csv", "u,y")
+	other := write("other.csv", "a,b")
+	inputOnly := write("input.csv", "force")
+	out := filepath.Join(dir, "fir.json")
+	mustRun(t, "train", "--data", named, "--u", "force", "--y", "vel", "--branches", "0", "--linear-taps", "5", "--quiet", "--out", out)
+	fit := func(args ...string) float64 {
+		r := decode(t, mustRun(t, append([]string{"eval", "--model", out, "--json"}, args...)...))
+		return r["fit"].(map[string]any)["closed_loop"].(map[string]any)["median"].(float64)
+	}
+	want := fit("--data", named, "--u", "force", "--y", "vel")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"model's names", []string{"--data", named}},
+		{"fallback to u,y", []string{"--data", plain}},
+		{"flags win", []string{"--data", other, "--u", "a", "--y", "b"}},
+	} {
+		if got := fit(tc.args...); math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s: Fit %g, want %g", tc.name, got, want)
+		}
+	}
+	code, _, stderr := cli(t, "eval", "--model", out, "--data", other)
+	if code != exitUsage || !strings.Contains(stderr, "trained with --u force --y vel") {
+		t.Errorf("columns not found: exit %d, %q", code, stderr)
+	}
+	// An explicit --u is not replaced by the fallback: only y may fall back.
+	code, _, _ = cli(t, "eval", "--model", out, "--data", plain, "--u", "force")
+	if code != exitUsage {
+		t.Errorf("explicit --u force on a u,y file: exit %d, want %d", code, exitUsage)
+	}
+	for _, in := range []string{named, plain, inputOnly} {
+		sim := mustRun(t, "simulate", "--model", out, "--data", in, "--out", "-")
+		if lines := strings.Count(sim, "\n"); lines != 201 {
+			t.Errorf("simulate %s: %d lines, want 201", filepath.Base(in), lines)
+		}
+	}
+}

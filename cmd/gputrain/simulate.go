@@ -29,10 +29,10 @@ func readInputs(path string, opt data.ReadOptions) (*data.Dataset, error) {
 		}
 	}
 	if err != nil {
-		return nil, badInput(fmt.Errorf("--data: %w", err))
+		return nil, badInput(flagErr{"data", err})
 	}
 	if err := d.Validate(1); err != nil {
-		return nil, badInput(fmt.Errorf("--data: %w", err))
+		return nil, badInput(flagErr{"data", err})
 	}
 	return d, nil
 }
@@ -45,6 +45,7 @@ func runSimulate(e *env, args []string) error {
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column, if any (ignored by the simulation)")
+	cols.note(fs)
 	spec := flagSpec{
 		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
@@ -63,11 +64,12 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 			return err
 		}
 	}
-	m, _, err := loadModel(modelPath)
+	m, meta, err := loadModel(modelPath)
 	if err != nil {
 		return err
 	}
-	d, err := readInputs(dataPath, cols.options(0))
+	cols.useModel(fs, meta.Training)
+	d, err := cols.read(0, func(opt data.ReadOptions) (*data.Dataset, error) { return readInputs(dataPath, opt) })
 	if err != nil {
 		return err
 	}
