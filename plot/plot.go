@@ -119,7 +119,12 @@ func RealParts(base string, branches [][]float64, linear []float64) error {
 		if err != nil {
 			return err
 		}
+		// Colours repeat after len(DefaultColors) branches: dashes tell
+		// those apart.
 		l.Color = plotutil.Color(j)
+		if k := j / len(plotutil.DefaultColors); k > 0 {
+			l.Dashes = plotutil.Dashes(k)
+		}
 		p.Add(l)
 		if len(branches) <= 12 {
 			p.Legend.Add(fmt.Sprintf("branch %d", j), l)
@@ -266,7 +271,7 @@ func save(base string, panels []*gplot.Plot, w, h vg.Length) error {
 	drawTo := func(c vg.CanvasSizer) {
 		dc := draw.New(c)
 		if len(panels) == 1 {
-			panels[0].Draw(dc)
+			drawPanel(panels[0], dc, legendWidth(panels, dc))
 			return
 		}
 		rows := make([][]*gplot.Plot, len(panels))
@@ -276,8 +281,9 @@ func save(base string, panels []*gplot.Plot, w, h vg.Length) error {
 		t := draw.Tiles{Rows: len(panels), Cols: 1, PadY: vg.Points(8), PadTop: vg.Points(4), PadBottom: vg.Points(4),
 			PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 		cs := gplot.Align(rows, t, dc)
+		lw := legendWidth(panels, dc)
 		for i, p := range panels {
-			p.Draw(cs[i][0])
+			drawPanel(p, cs[i][0], lw)
 		}
 	}
 	png := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96), vgimg.UseBackgroundColor(color.White))
@@ -288,6 +294,36 @@ func save(base string, panels []*gplot.Plot, w, h vg.Length) error {
 	svg := vgsvg.New(w, h)
 	drawTo(svg)
 	return writeAtomic(base+".svg", svg.WriteTo)
+}
+
+// legendWidth is the width of the widest legend of the panels (0 when none
+// has one), so that stacked panels keep aligned data areas.
+func legendWidth(panels []*gplot.Plot, c draw.Canvas) vg.Length {
+	var w vg.Length
+	for _, p := range panels {
+		w = max(w, p.Legend.Rectangle(c).Size().X)
+	}
+	return w
+}
+
+// drawPanel draws p into c with its legend in a column of width lw to the
+// right of the axes rather than inside them, where gonum puts it: inside, it
+// hides the curves it names whenever they reach the top right corner.
+func drawPanel(p *gplot.Plot, c draw.Canvas, lw vg.Length) {
+	if lw == 0 {
+		p.Draw(c)
+		return
+	}
+	gap := vg.Points(8)
+	leg := p.Legend
+	p.Legend = gplot.NewLegend()
+	p.Draw(draw.Crop(c, 0, -(lw + gap), 0, 0))
+	p.Legend = leg
+	strip := draw.Crop(c, c.Size().X-lw, 0, 0, 0)
+	if p.Title.Text != "" {
+		strip.Max.Y -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	leg.Draw(strip)
 }
 
 // writeAtomic writes path through internal/atomicfile: a temporary file in
