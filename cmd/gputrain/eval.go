@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -42,7 +43,7 @@ func runEval(e *env, args []string) error {
 	fs := newFlags("gputrain eval")
 	var (
 		modelPath, dataPath, plotDir, config string
-		skip, plotBatches                    int
+		skip, plotBatches, workers           int
 		ts                                   float64
 		jsonOut                              bool
 	)
@@ -50,6 +51,7 @@ func runEval(e *env, args []string) error {
 	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat")
 	fs.IntVar(&skip, "skip", 0, "score from sample N on (e.g. 50 to skip a transient, as the paper does for the robot)")
 	fs.StringVar(&plotDir, "plot", "", "directory for measured-vs-simulated and Re G plots (PNG and SVG)")
+	fs.IntVar(&workers, "workers", 0, "batches simulated at once (0: one per CPU)")
 	fs.IntVar(&plotBatches, "plot-batches", 3, "number of batches in the measured-vs-simulated plot")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
@@ -70,6 +72,14 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	if skip < 0 {
 		return usagef("--skip %d: must be ≥ 0", skip)
+	}
+	if workers < 0 {
+		return usagef("--workers %d: must be ≥ 0", workers)
+	}
+	if workers > 0 {
+		// trainer.Evaluate runs GOMAXPROCS batches at once; eval does
+		// nothing else in parallel, so this bounds the CPUs it takes.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 	}
 	if plotBatches < 1 {
 		return usagef("--plot-batches %d: must be ≥ 1", plotBatches)

@@ -132,6 +132,10 @@ func TestEndToEnd(t *testing.T) {
 	if ev["scored_on"] != "y_clean" {
 		t.Errorf("noisy data scored on %v, want y_clean", ev["scored_on"])
 	}
+	// One worker gives the same figures as one per CPU.
+	if one := mustRun(t, "eval", "--model", modelPath, "--data", test, "--json", "--skip", "5", "--workers", "1"); one != out {
+		t.Errorf("eval --workers 1:\n%s\nwant\n%s", one, out)
+	}
 	if text := mustRun(t, "eval", "--model", modelPath, "--data", test); !strings.Contains(text, "closed loop") || !strings.Contains(text, "open loop") {
 		t.Errorf("eval table:\n%s", text)
 	}
@@ -472,6 +476,7 @@ func TestBadInput(t *testing.T) {
 		{"eval not a model", []string{"eval", "--model", notModel, "--data", good}, "not a valid model file"},
 		{"eval bad CSV", []string{"eval", "--model", modelPath, "--data", badCSV}, "is not a number"},
 		{"eval skip", []string{"eval", "--model", modelPath, "--data", good, "--skip", "-1"}, "--skip"},
+		{"eval workers", []string{"eval", "--model", modelPath, "--data", good, "--workers", "-2"}, "--workers -2"},
 		{"eval skip too long", []string{"eval", "--model", modelPath, "--data", good, "--skip", "1000"}, "none left to score"},
 		{"simulate missing out", []string{"simulate", "--model", modelPath, "--data", good}, "--out"},
 		{"simulate bad CSV", []string{"simulate", "--model", modelPath, "--data", badCSV, "--out", outCSV}, "is not a number"},
