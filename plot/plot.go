@@ -177,7 +177,7 @@ func TrainingCurves(base string, pts []Point) error {
 			positive = false
 		}
 	}
-	loss.Legend.Top = true
+	loss.Legend.Top, fit.Legend.Top = true, true
 	loss.Y.Tick.Marker, fit.Y.Tick.Marker = fineTicks{}, fineTicks{}
 	if positive && spansDecade(pts) {
 		loss.Y.Scale = gplot.LogScale{}
