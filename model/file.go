@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -165,7 +166,8 @@ func Encode(w io.Writer, m *NFIR, meta Meta) error {
 		Passivity: FilePassivity{Mode: meta.Mode, Certificate: &cert},
 		Training:  meta.Training,
 	}
-	if f.MLP.Sizes == nil {
+	if len(m.Lift.Sizes) == 0 {
+		// No lifting network: all three empty, not a mix of [] and null.
 		f.MLP = FileMLP{Sizes: []int{}, Weights: [][]float64{}, Biases: [][]float64{}}
 	}
 	for j := 0; j < m.Branches; j++ {
@@ -324,41 +326,46 @@ func (c Certificate) failures() string {
 }
 
 // fileKeys walks the JSON document b and refuses what encoding/json lets
-// through but a strict reader in another language would not: a key that
-// matches the format's only when case is ignored (encoding/json matches
-// keys case-insensitively, and every key of the format is lower case), a
-// key given twice (encoding/json keeps the last), a null element of an
-// array (encoding/json reads it as 0), and anything after the object. The free-form "training" object is not inspected. It returns the
-// dotted paths of the keys present (array elements share their array's
-// path), so that a field's presence can be told from its zero value.
+// through but a strict reader in another language would not: a key that is
+// not exactly one of the format's (encoding/json matches keys ignoring case,
+// and folds characters such as U+017F ſ to s), a key given twice
+// (encoding/json keeps the last), a null element of an array (encoding/json
+// reads it as 0), a "training" value that is not an object, and anything
+// after the object. The free-form "training" object is not inspected
+// further. It returns the dotted paths of the keys present (array elements
+// share their array's path), true for a value and false for null, so that a
+// field's presence can be told from its zero value.
 func fileKeys(b []byte) (map[string]bool, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	seen := map[string]bool{}
-	var walk func(path string, inArray bool) error
-	walk = func(path string, inArray bool) error {
+	var walk func(path string, inArray bool) (isNull bool, err error)
+	walk = func(path string, inArray bool) (bool, error) {
 		t, err := dec.Token()
 		if err != nil {
-			return err
+			return false, err
 		}
-		if t == nil && inArray {
-			// encoding/json would read a null element as 0.
-			return fmt.Errorf("%s%s: null where a number or an array is expected", lineCol(b, dec.InputOffset()), path)
+		if t == nil {
+			if inArray {
+				// encoding/json would read a null element as 0.
+				return true, fmt.Errorf("%s%s: null where a number or an array is expected", lineCol(b, dec.InputOffset()), path)
+			}
+			return true, nil
 		}
 		d, ok := t.(json.Delim)
 		if !ok {
-			return nil
+			return false, nil
 		}
 		here := map[string]bool{}
 		for dec.More() {
 			if d == '[' {
-				if err := walk(path, true); err != nil {
-					return err
+				if _, err := walk(path, true); err != nil {
+					return false, err
 				}
 				continue
 			}
 			kt, err := dec.Token()
 			if err != nil {
-				return err
+				return false, err
 			}
 			k, _ := kt.(string)
 			p := k
@@ -367,33 +374,82 @@ func fileKeys(b []byte) (map[string]bool, error) {
 			}
 			switch {
 			case here[k]:
-				return fmt.Errorf("%skey %q given twice", lineCol(b, dec.InputOffset()), p)
-			case k != strings.ToLower(k):
-				return fmt.Errorf("%skey %q: keys are lower case", lineCol(b, dec.InputOffset()), p)
+				return false, fmt.Errorf("%skey %q given twice", lineCol(b, dec.InputOffset()), p)
+			case !fileKeySet[p]:
+				return false, fmt.Errorf("%sunknown key %q (keys are matched exactly, in lower case)", lineCol(b, dec.InputOffset()), p)
 			}
-			here[k], seen[p] = true, true
+			here[k] = true
 			if p == "training" {
 				var raw json.RawMessage
 				if err := dec.Decode(&raw); err != nil {
-					return err
+					return false, err
 				}
+				isNull := bytes.Equal(raw, []byte("null"))
+				if !isNull && raw[0] != '{' {
+					return false, fmt.Errorf("%straining: a JSON object or null, not %.20s", lineCol(b, dec.InputOffset()), raw)
+				}
+				seen[p] = !isNull
 				continue
 			}
-			if err := walk(p, false); err != nil {
-				return err
+			isNull, err := walk(p, false)
+			if err != nil {
+				return false, err
 			}
+			seen[p] = !isNull
 		}
 		_, err = dec.Token() // the closing delimiter
-		return err
+		return false, err
 	}
-	if err := walk("", false); err != nil {
+	if isNull, err := walk("", false); err != nil {
 		return nil, err
+	} else if isNull {
+		return nil, errors.New("the file is null, not a model object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%sdata after the model object", lineCol(b, dec.InputOffset()))
 	}
+	for _, k := range requiredKeys {
+		if !seen[k] {
+			how := "missing"
+			if _, ok := seen[k]; ok {
+				how = "null"
+			}
+			return nil, fmt.Errorf("required key %q is %s", k, how)
+		}
+	}
 	return seen, nil
 }
+
+// requiredKeys must be present with a value other than null.
+var requiredKeys = []string{"format", "version", "structure", "scalers", "scalers.u", "scalers.u.scale", "scalers.u.mean",
+	"scalers.u.std", "scalers.q", "scalers.q.scale", "scalers.q.mean", "scalers.q.std", "passivity", "passivity.mode"}
+
+// fileKeySet holds the dotted path of every key of the format, from the json
+// tags of File, so that it cannot drift from what Decode reads.
+var fileKeySet = func() map[string]bool {
+	set := map[string]bool{}
+	raw := reflect.TypeFor[json.RawMessage]()
+	var add func(t reflect.Type, path string)
+	add = func(t reflect.Type, path string) {
+		for t.Kind() == reflect.Pointer || (t.Kind() == reflect.Slice && t != raw) {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			p := name
+			if path != "" {
+				p = path + "." + name
+			}
+			set[p] = true
+			add(t.Field(i).Type, p)
+		}
+	}
+	add(reflect.TypeFor[File](), "")
+	return set
+}()
 
 // Save writes the model file atomically: to a temporary file in the same
 // directory, synced, then renamed over path, so a crash never leaves a

@@ -242,7 +242,19 @@ func TestFileErrors(t *testing.T) {
 		{"duplicate key", strings.Replace(good, `"format"`, `"version": 1, "format"`, 1), ErrFormat},
 		{"null tap", strings.Replace(good, `"g": [`+"\n"+`  [`+"\n", `"g": [`+"\n"+`  [`+"\n"+`   null,`+"\n", 1), ErrFormat},
 		{"hold_start false in version 1", strings.Replace(good, `"linear_taps": 0`, `"linear_taps": 0, "hold_start": false`, 1), ErrFormat},
-		{"lifting network without branches", strings.Replace(linear, `"weights": null`, `"weights": [[1, 2]]`, 1), ErrShape},
+		{"lifting network without branches", strings.Replace(linear, `"weights": []`, `"weights": [[1, 2]]`, 1), ErrShape},
+		// U+017F (ſ) folds to s in encoding/json's key matching.
+		{"long s", strings.Replace(good, `"taps"`, "\"tap\u017f\"", 1), ErrFormat},
+		{"long s duplicate", strings.Replace(good, `"taps": 8`, "\"taps\": 8, \"tap\u017f\": 8", 1), ErrFormat},
+		{"long s nested", strings.Replace(good, `"passive"`, "\"pa\u017f\u017five\"", 1), ErrFormat},
+		{"null required", strings.Replace(good, `"mode": "exact"`, `"mode": null`, 1), ErrFormat},
+		{"mean missing", strings.Replace(good, `"mean": 0.1,`, ``, 1), ErrFormat},
+		{"scaler null", strings.Replace(good, `"std": 0.7`, `"std": null`, 1), ErrFormat},
+		{"training a number", strings.Replace(good, `"format"`, `"training": 3, "format"`, 1), ErrFormat},
+		{"training an array", strings.Replace(good, `"format"`, `"training": [], "format"`, 1), ErrFormat},
+		{"training null", strings.Replace(good, `"format"`, `"training": null, "format"`, 1), nil},
+		{"optional null", strings.Replace(good, `"format"`, `"ts": null, "format"`, 1), nil},
+		{"null file", "null", ErrFormat},
 		{"training is free-form", strings.Replace(good, `"format"`, `"training": {"LR": 1, "LR": 2}, "format"`, 1), nil},
 		{"format", strings.Replace(good, Format, "other", 1), ErrFormat},
 		{"version", strings.Replace(good, `"version": 1`, `"version": 99`, 1), ErrFormat},
@@ -254,12 +266,19 @@ func TestFileErrors(t *testing.T) {
 		{"hold_start in version 1", strings.Replace(good, `"linear_taps": 0`, `"linear_taps": 0, "hold_start": true`, 1), ErrFormat},
 	}
 	for _, tc := range tests {
+		if tc.text == good || tc.text == linear {
+			t.Errorf("%s: the edit did not apply", tc.name)
+		}
 		if _, _, err := Decode(strings.NewReader(tc.text)); !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 		}
 	}
 	// Syntax and type errors say where they are; a byte-order mark is not one.
 	for _, tc := range []struct{ name, text, want string }{
+		{"long s", strings.Replace(good, `"taps"`, "\"tap\u017f\"", 1), `line 6 column 10: unknown key "structure.tapſ"`},
+		{"mean missing", strings.Replace(good, `"mean": 0.1,`, ``, 1), `required key "scalers.u.mean" is missing`},
+		{"scaler null", strings.Replace(good, `"std": 0.7`, `"std": null`, 1), `required key "scalers.u.std" is null`},
+		{"training a number", strings.Replace(good, `"format"`, `"training": 3, "format"`, 1), "training: a JSON object or null, not 3"},
 		{"truncated", good[:len(good)/2], "line "},
 		{"bad token", strings.Replace(good, `"taps": 8`, `"taps": NaN`, 1), "line 6 column"},
 		{"type", strings.Replace(good, `"taps": 8`, `"taps": "eight"`, 1), "line 6 column"},
