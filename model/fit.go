@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// ErrZeroOutput reports a Fit that is undefined because the measured output
-// is zero over the scored samples (‖y‖ = 0).
+// ErrZeroOutput reports a Fit that is undefined because the output it is
+// scored against is zero over the scored samples (‖y‖ = 0).
 var ErrZeroOutput = errors.New("model: zero output")
 
 // Fit returns 100·(1 − ‖y − ŷ‖/‖y‖) over samples skip..end, the paper's
@@ -28,7 +28,7 @@ func Fit(y, yhat []float64, skip int) (float64, error) {
 		scale = math.Max(scale, math.Abs(y[t]))
 	}
 	if scale == 0 {
-		return 0, fmt.Errorf("%w: %w: the measured output is zero from sample %d on; Fit is undefined", ErrShape, ErrZeroOutput, skip)
+		return 0, fmt.Errorf("%w: the output scored against is zero from sample %d on; Fit is undefined", ErrZeroOutput, skip)
 	}
 	var e, s float64
 	for t := skip; t < len(y); t++ {

@@ -15,15 +15,16 @@ var ErrShape = errors.New("model: inconsistent dimensions")
 var ErrNotFinite = errors.New("model: non-finite parameter")
 
 // Structure is the size of an NFIR operator: everything that fixes the
-// number and meaning of the parameters.
+// number and meaning of the parameters. Its JSON keys are those of the
+// model file's structure object.
 type Structure struct {
-	Branches   int   // m_N, number of lifted FIR branches (0: linear FIR only)
-	Taps       int   // m_G, taps per branch FIR
-	R1         int   // input memory of the lifting network
-	R2         int   // memory of the extra input q (used only when Feedback)
-	Hidden     []int // hidden layer widths of the lifting MLP
-	Feedback   bool  // FB model: q(t) = y(t−1); FF model when false
-	LinearTaps int   // taps of the parallel linear FIR (0: none)
+	Branches   int   `json:"branches"`    // m_N, number of lifted FIR branches (0: linear FIR only)
+	Taps       int   `json:"taps"`        // m_G, taps per branch FIR
+	R1         int   `json:"r1"`          // input memory of the lifting network
+	R2         int   `json:"r2"`          // memory of the extra input q (used only when Feedback)
+	Hidden     []int `json:"hidden"`      // hidden layer widths of the lifting MLP
+	Feedback   bool  `json:"feedback"`    // FB model: q(t) = y(t−1); FF model when false
+	LinearTaps int   `json:"linear_taps"` // taps of the parallel linear FIR (0: none)
 	// HoldStart makes the lifting network see u(0) for the samples of its
 	// u-window before the record starts, instead of zeros: for records that
 	// begin mid-motion, where a window of zeros followed by a jump to u(0)
@@ -32,7 +33,7 @@ type Structure struct {
 	// convolutions still start at rest, and the q-window is unchanged
 	// (q(0) = 0, so holding it would give zeros too). Passivity does not
 	// depend on how the gains are computed (Theorem 2).
-	HoldStart bool
+	HoldStart bool `json:"hold_start"`
 }
 
 // NumFeatures returns the input width of the lifting network.

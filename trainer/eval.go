@@ -42,9 +42,9 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			b := d.Batches[i]
-			target := b.Y
+			target, name := b.Y, "y"
 			if b.YClean != nil {
-				target = b.YClean
+				target, name = b.YClean, "y_clean"
 			}
 			if len(b.U) != len(b.Y) {
 				errs[i] = fmt.Errorf("trainer: batch %d: u has %d samples, y %d", i, len(b.U), len(b.Y))
@@ -52,7 +52,7 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 			}
 			ys, _ := m.Simulate(b.U)
 			if closed[i], errs[i] = model.Fit(target, ys, skip); errs[i] != nil {
-				errs[i] = fmt.Errorf("trainer: batch %d: %w", i, errs[i])
+				errs[i] = fmt.Errorf("trainer: batch %d, scored against %s: %w", i, name, errs[i])
 				return
 			}
 			if !m.Feedback {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -386,6 +387,9 @@ gputrain bench epoch --batch 8 --json`,
 		rows = append(rows, epochRow{Name: c.name, MS: 1000 * secs, Batches: n, Samples: d.Samples(), Steps: len(parts)})
 	}
 	if jsonOut {
+		if workers == 0 {
+			workers = runtime.GOMAXPROCS(0) // what 0 meant: report the number used
+		}
 		return writeJSON(e.stdout, map[string]any{"rows": rows, "data": d.Name, "structure": st, "workers": workers, "repeat": repeat})
 	}
 	fmt.Fprintf(e.stdout, "one epoch over %s (%d batches, %d samples), m_N = %d, m_G = %d, fastest of %d, float64\n",

@@ -39,7 +39,14 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 		return usagef("--config %s: unknown extension %q; use .toml, .yaml or .yml", path, ext)
 	}
 	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		explicit[f.Name] = true
+		// --feedback and --no-feedback are one switch: the command line's
+		// choice wins over the file's, whichever of the two each uses.
+		if o, ok := opposite[f.Name]; ok {
+			explicit[o] = true
+		}
+	})
 	keys := make([]string, 0, len(values))
 	for k := range values {
 		keys = append(keys, k)
@@ -65,14 +72,37 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 			set = func(s string) error { return checkFlagValue(f, s) }
 		}
 		if err := set(s); err != nil {
-			kind, _ := flag.UnquoteUsage(f)
-			if kind == "" {
-				kind = "value"
-			}
-			return usagef("--config %s: key %q = %s: want a value of type %s, like the default %q (%v)", path, k, s, kind, f.DefValue, err)
+			return usagef("--config %s: key %q = %s: want %s, like the default %q (%v)", path, k, s, flagKind(f), f.DefValue, err)
 		}
 	}
 	return nil
+}
+
+// opposite pairs the flags that set one switch two ways.
+var opposite = map[string]string{"feedback": "no-feedback", "no-feedback": "feedback"}
+
+// flagKind describes the values f takes, for messages.
+func flagKind(f *flag.Flag) string {
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return "a boolean (true or false)"
+	}
+	if k, ok := f.Value.(interface{ Kind() string }); ok {
+		return k.Kind()
+	}
+	switch kind, _ := flag.UnquoteUsage(f); kind {
+	case "float":
+		return "a value of type float (a number)"
+	case "int":
+		return "a value of type int (a whole number)"
+	case "uint":
+		return "a value of type uint (a whole number ≥ 0)"
+	case "string":
+		return "a value of type string"
+	case "":
+		return "a value of this flag's type"
+	default:
+		return "a value of type " + kind
+	}
 }
 
 // checkFlagValue reports whether s parses as a value of f, without changing
@@ -123,8 +153,10 @@ func configString(v any) (string, error) {
 		return strings.Join(parts, ","), nil
 	case nil:
 		return "", nil
+	case map[string]any:
+		return "", fmt.Errorf("a table (TOML) or mapping (YAML) is not a flag value; give every key at the top level")
 	}
-	return "", fmt.Errorf("a %T is not a flag value; use a number, string, boolean or list", v)
+	return "", fmt.Errorf("a value of this kind (%T) is not a flag value; use a number, string, boolean or list", v)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -89,8 +88,8 @@ gputrain demo --out /tmp/demo --snr 10`,
 			return usagef("--device cuda: %v", err)
 		}
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return usagef("--out %s: %v; choose a directory you can write", outDir, err)
+	if err := makeOutDir("out", outDir); err != nil {
+		return err
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
 	start := time.Now()

@@ -104,14 +104,16 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 			return usagef("--skip %d: batch %d of %s has only %d samples, none left to score; lower --skip", skip, i, dataPath, b.Len())
 		}
 	}
+	if plotDir != "" {
+		if err := makePlotDir(plotDir); err != nil {
+			return err
+		}
+	}
 	ev, err := trainer.Evaluate(m, d, skip)
 	if err != nil {
 		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
 	}
 	if plotDir != "" {
-		if err := makePlotDir(plotDir); err != nil {
-			return err
-		}
 		if err := responsePlot(filepath.Join(plotDir, "fit"), m, d, plotBatches); err != nil {
 			return err
 		}
@@ -137,7 +139,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 		}
 	}
 	if len(undefined) > 0 {
-		fmt.Fprintf(e.stdout, "left out: batch %s, whose output is zero from sample %d on (Fit undefined)\n", strings.Join(undefined, ", "), skip)
+		fmt.Fprintf(e.stdout, "left out: batch %s, whose %s is zero from sample %d on (Fit undefined)\n", strings.Join(undefined, ", "), scored, skip)
 	}
 	fitTable(e.stdout, ev)
 	if plotDir != "" {

@@ -33,7 +33,7 @@ func runExperiment(e *env, args []string) error {
 	fs.IntVar(&o.Seeds, "seeds", 1, "robot: train each NFIR model with this many seeds (--seed, --seed+1, …), one row each plus their median")
 	fs.IntVar(&o.Members, "members", 0, "robot: train every NFIR model as the mean of this many members (seeds --seed, --seed+1, …), merged into one passive NFIR (0: one model, and 10 for \"NFIR average\")")
 	fs.BoolVar(&quick, "quick", false, "a fast smoke run: 30 batches, 20 epochs, 5 BPTT epochs")
-	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout")
+	fs.BoolVar(&jsonOut, "json", false, "print the report as one JSON object on stdout (progress stays on stderr; add --quiet for none)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	spec := flagSpec{
@@ -127,7 +127,11 @@ gputrain experiment robot --select --only "FIR,NFIR average"`,
 			return usagef("--robot: the robot data folder %q was not found; pass the folder holding robot_200Hz_u.csv", robotDir)
 		}
 	}
-	if !jsonOut && !quiet {
+	if err := makeOutDir("out", out); err != nil {
+		return err
+	}
+	if !quiet {
+		// Progress goes to stderr, so --json (the report on stdout) keeps it.
 		o.Log = func(s string) { fmt.Fprintln(e.stderr, s) }
 		o.Progress = func(name string, ev trainer.Event) {
 			// Per-epoch lines would drown the log of a long experiment: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,6 +27,9 @@ func (l *intList) String() string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// Kind describes the values of the flag, for messages.
+func (l *intList) Kind() string { return "a list of whole numbers (like [8, 8] or \"8,8\")" }
 
 func (l *intList) Set(s string) error {
 	s = strings.TrimSpace(s)
@@ -53,6 +57,12 @@ type columns struct {
 	// stored* are the names set by useModel from the model's training
 	// object rather than by the user: read falls back to u and y for them.
 	storedU, storedY bool
+	// modelU and modelY are the names in the model's training object ("" if
+	// none), kept apart from u and y, which the user may have overridden.
+	modelU, modelY string
+	// inputOnly: the command reads the input column only (simulate), so
+	// its hints name --u alone.
+	inputOnly bool
 }
 
 // addColumnFlags registers --u, --y and --ignore-extra on fs; yUsage
@@ -90,11 +100,17 @@ func (c *columns) useModel(fs *flag.FlagSet, training json.RawMessage) {
 	if len(training) == 0 || json.Unmarshal(training, &names) != nil {
 		return
 	}
-	if s, ok := names.U.(string); ok && s != "" && s != c.u && !isSet(fs, "u") {
-		c.u, c.storedU = s, true
+	if s, ok := names.U.(string); ok && s != "" {
+		c.modelU = s
+		if s != c.u && !isSet(fs, "u") {
+			c.u, c.storedU = s, true
+		}
 	}
-	if s, ok := names.Y.(string); ok && s != "" && s != c.y && !isSet(fs, "y") {
-		c.y, c.storedY = s, true
+	if s, ok := names.Y.(string); ok && s != "" {
+		c.modelY = s
+		if s != c.y && !isSet(fs, "y") {
+			c.y, c.storedY = s, true
+		}
 	}
 }
 
@@ -104,20 +120,28 @@ func (c *columns) useModel(fs *flag.FlagSet, training json.RawMessage) {
 // which names the model's columns and the flags that override them.
 func (c *columns) read(ts float64, read func(data.ReadOptions) (*data.Dataset, error)) (*data.Dataset, error) {
 	d, err := read(c.options(ts))
-	if err == nil || !(c.storedU || c.storedY) || !errors.Is(err, data.ErrMissingColumn) {
+	if err == nil || !errors.Is(err, data.ErrMissingColumn) {
 		return d, err
 	}
-	alt := *c
-	if c.storedU {
-		alt.u = "u"
+	if c.storedU || c.storedY {
+		alt := *c
+		if c.storedU {
+			alt.u = "u"
+		}
+		if c.storedY {
+			alt.y = "y"
+		}
+		if d2, err2 := read(alt.options(ts)); err2 == nil {
+			return d2, nil
+		}
 	}
-	if c.storedY {
-		alt.y = "y"
+	switch {
+	case c.modelU == "":
+		return nil, err
+	case c.inputOnly:
+		return nil, fmt.Errorf("%w (the model was trained with --u %s)", err, c.modelU)
 	}
-	if d2, err2 := read(alt.options(ts)); err2 == nil {
-		return d2, nil
-	}
-	return nil, fmt.Errorf("%w (the model was trained with --u %s --y %s)", err, c.u, c.y)
+	return nil, fmt.Errorf("%w (the model was trained with --u %s --y %s)", err, c.modelU, cmp.Or(c.modelY, "y"))
 }
 
 // optFloat is a float flag that remembers whether it was given.
@@ -132,6 +156,9 @@ func (o *optFloat) String() string {
 	}
 	return strconv.FormatFloat(o.v, 'g', -1, 64)
 }
+
+// Kind describes the values of the flag, for messages.
+func (o *optFloat) Kind() string { return "a value of type float (a number)" }
 
 func (o *optFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)

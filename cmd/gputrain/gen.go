@@ -34,6 +34,7 @@ func runGenMSD(e *env, args []string) error {
 		seed             uint64
 		snr              optFloat
 		out, config      string
+		quiet, jsonOut   bool
 	)
 	fs.IntVar(&batches, "batches", 300, "number of batches (independent experiments)")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (same seed, same data)")
@@ -41,6 +42,8 @@ func runGenMSD(e *env, args []string) error {
 	fs.IntVar(&samples, "samples", 250, "samples per batch (Ts = 0.02 s)")
 	fs.StringVar(&out, "out", "", "file to write (atomically): .csv (columns batch,u,y[,y_clean]), .npz or .mat")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	fs.BoolVar(&quiet, "quiet", false, "print nothing on success")
+	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, batches, samples, seed, snr (null when noise-free)")
 	spec := flagSpec{
 		usage: "gputrain gen msd --batches N --seed S [--snr DB] --out FILE.csv",
 		about: `Simulate the paper's mass-spring-damper plant, m ẍ = u − k x − 0.5 ẋ − ẋ³ (m = 0.1 kg,
@@ -97,6 +100,16 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	}
 	if err := write(out, d); err != nil {
 		return failf("%v", err)
+	}
+	if jsonOut {
+		r := map[string]any{"file": out, "batches": batches, "samples": samples, "seed": seed, "snr": nil}
+		if snr.set {
+			r["snr"] = snr.v
+		}
+		return writeJSON(e.stdout, r)
+	}
+	if quiet {
+		return nil
 	}
 	noise := "noise-free"
 	if snr.set {

@@ -208,6 +208,15 @@ func TestConfigFile(t *testing.T) {
 			if m.Branches != 3 || m.Taps != 8 || m.Feedback || len(m.Hidden) != 1 || m.Hidden[0] != 3 {
 				t.Errorf("structure %+v, want 3 branches, 8 taps (flag beats file), FF, hidden [3]", m.Structure)
 			}
+			// --feedback on the command line beats the file's no-feedback:
+			// the two flags are one switch.
+			mustRun(t, "train", "--config", cfg, "--data", train, "--feedback", "--out", out)
+			if m, _, err = model.Load(out); err != nil {
+				t.Fatal(err)
+			}
+			if !m.Feedback {
+				t.Errorf("--feedback with no-feedback in the file: an FF model")
+			}
 		})
 	}
 }
@@ -306,12 +315,15 @@ func TestLinearFIR(t *testing.T) {
 	// A decay bound far below the plant's gain holds taps at the bound: the
 	// summary says so, and --json counts them.
 	tight := []string{"train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "1e-4", "--out", out}
-	if text := mustRun(t, tight...); !strings.Contains(text, "taps end on the decay bound") {
-		t.Errorf("no decay-bound note in the summary:\n%s", text)
+	if text := mustRun(t, tight...); !strings.Contains(text, "taps end on the decay bound") || !strings.Contains(text, "for example --rho 0.001") {
+		t.Errorf("no decay-bound note with a value to try in the summary:\n%s", text)
 	}
 	r := decode(t, mustRun(t, append(tight, "--json")...))
 	if n, _ := r["taps_at_bound"].(float64); n < 1 || n > 20 {
 		t.Errorf("taps_at_bound %v, want 1..20", r["taps_at_bound"])
+	}
+	if notes, _ := r["notes"].([]any); len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), "--rho 0.001") {
+		t.Errorf("--json notes %v, want the decay-bound note", r["notes"])
 	}
 	if text := mustRun(t, "train", "--data", train, "--branches", "0", "--linear-taps", "20", "--iters", "1", "--rho", "0", "--out", out); strings.Contains(text, "decay bound") || strings.Contains(text, "ridge") {
 		t.Errorf("decay-bound or ridge note without decay bounds, at the default γ_G:\n%s", text)
@@ -384,6 +396,7 @@ func TestBadInput(t *testing.T) {
 		return p
 	}
 	badCSV := write("bad.csv", "u,y\n1,2\n3,abc\n")
+	badU := write("badu.csv", "u,y\n1,2\nabc,3\n")
 	zeroU := write("zerou.csv", "u,y\n"+strings.Repeat("0,1\n", 200))
 	huge := write("huge.csv", "u,y\n"+strings.Repeat("1e300,1\n", 200))
 	unknownCol := write("unknown.csv", "u,y,zzz\n1,2,3\n")
@@ -394,6 +407,9 @@ func TestBadInput(t *testing.T) {
 	unknownKey := write("unknown.toml", "tapz = 3\n")
 	wrongType := write("wrongtype.toml", "lr = \"fast\"\n")
 	badYaml := write("bad.yaml", "taps: [1, 2\n")
+	wrongBool := write("wrongbool.toml", "feedback = \"maybe\"\n")
+	wrongList := write("wronglist.yaml", "hidden: [a, b]\n")
+	table := write("table.toml", "[taps]\nbranch = 3\n")
 	out := filepath.Join(dir, "out", "never.json") // in a directory that must stay empty
 	os.Mkdir(filepath.Join(dir, "out"), 0o755)
 	outCSV := filepath.Join(dir, "out", "never.csv")
@@ -470,6 +486,9 @@ func TestBadInput(t *testing.T) {
 		{"config bad yaml", trainArgs("--config", badYaml), "YAML"},
 		{"config unknown key", trainArgs("--config", unknownKey), "unknown key \"tapz\""},
 		{"config wrong type", trainArgs("--config", wrongType), "want a value of type float"},
+		{"config wrong bool", trainArgs("--config", wrongBool), "want a boolean"},
+		{"config wrong list", trainArgs("--config", wrongList), "want a list of whole numbers"},
+		{"config table", trainArgs("--config", table), "is not a flag value; give every key at the top level"},
 		{"config missing", trainArgs("--config", filepath.Join(dir, "nope.toml")), "--config"},
 		{"config extension", trainArgs("--config", good), "extension"},
 		{"eval missing model", []string{"eval", "--model", filepath.Join(dir, "nope.json"), "--data", good}, "no such file"},
@@ -479,7 +498,7 @@ func TestBadInput(t *testing.T) {
 		{"eval workers", []string{"eval", "--model", modelPath, "--data", good, "--workers", "-2"}, "--workers -2"},
 		{"eval skip too long", []string{"eval", "--model", modelPath, "--data", good, "--skip", "1000"}, "none left to score"},
 		{"simulate missing out", []string{"simulate", "--model", modelPath, "--data", good}, "--out"},
-		{"simulate bad CSV", []string{"simulate", "--model", modelPath, "--data", badCSV, "--out", outCSV}, "is not a number"},
+		{"simulate bad CSV", []string{"simulate", "--model", modelPath, "--data", badU, "--out", outCSV}, "is not a number"},
 		{"simulate out dir missing", []string{"simulate", "--model", modelPath, "--data", good, "--out", filepath.Join(dir, "no", "s.csv")}, "does not exist"},
 		{"certify no model", []string{"certify"}, "--model"},
 		{"certify not a model", []string{"certify", "--model", notModel}, "not a valid model file"},
@@ -508,6 +527,9 @@ func TestBadInput(t *testing.T) {
 			}
 			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
 				t.Errorf("stack trace or panic:\n%s", stderr)
+			}
+			if strings.Contains(stderr, "ReadOptions") || strings.Contains(stderr, "from Go") {
+				t.Errorf("a hint for Go callers in a command's message:\n%s", stderr)
 			}
 			if entries, _ := os.ReadDir(filepath.Join(dir, "out")); len(entries) > 0 {
 				t.Errorf("files written: %v", entries)
@@ -609,6 +631,20 @@ func TestEvalZeroBatch(t *testing.T) {
 	pz, pd := z.Fit.ClosedLoop.PerBatch, d.Fit.ClosedLoop.PerBatch
 	if len(pz) != 3 || len(pd) != 2 || pz[1] != nil || pz[0] == nil || pz[2] == nil || *pz[0] != *pd[0] || *pz[2] != *pd[1] || *z.Fit.ClosedLoop.Median != *d.Fit.ClosedLoop.Median {
 		t.Errorf("per batch %v (median %v) with batch 1 zeroed, %v (median %v) without it", pz, z.Fit.ClosedLoop.Median, pd, d.Fit.ClosedLoop.Median)
+	}
+	// Every batch zero: the message says which signal is zero (here the
+	// y_clean that Fit is scored against, while y is not) and calls it no
+	// dimension error.
+	var allZero strings.Builder
+	allZero.WriteString("u,y,y_clean\n")
+	for i := range 100 {
+		fmt.Fprintf(&allZero, "%g,%g,0\n", math.Sin(float64(i)), math.Cos(float64(i)))
+	}
+	ap := filepath.Join(dir, "allzero.csv")
+	os.WriteFile(ap, []byte(allZero.String()), 0o644)
+	code, _, stderr := cli(t, "eval", "--model", path, "--data", ap)
+	if code != exitUsage || !strings.Contains(stderr, "scored against y_clean") || strings.Contains(stderr, "dimension") {
+		t.Errorf("all-zero y_clean: exit %d, %q", code, stderr)
 	}
 }
 
@@ -724,12 +760,18 @@ func TestBench(t *testing.T) {
 			Name string  `json:"name"`
 			MS   float64 `json:"ms"`
 		} `json:"rows"`
+		Structure map[string]any `json:"structure"`
+		Workers   int            `json:"workers"`
 	}
 	if err := json.Unmarshal([]byte(out), &ep); err != nil {
 		t.Fatalf("bench epoch --json: %v\n%s", err, out)
 	}
 	if len(ep.Rows) != 2 || ep.Rows[0].Name != "open_loop" || ep.Rows[1].Name != "bptt" || !(ep.Rows[0].MS > 0) {
 		t.Errorf("bench epoch: %s", out)
+	}
+	// The structure has the model file's keys, and workers the number used.
+	if ep.Structure["branches"] != 2.0 || ep.Structure["taps"] != 10.0 || ep.Workers < 1 {
+		t.Errorf("bench epoch: structure %v, workers %d", ep.Structure, ep.Workers)
 	}
 }
 
@@ -1133,15 +1175,94 @@ func TestModelColumns(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "trained with --u force --y vel") {
 		t.Errorf("columns not found: exit %d, %q", code, stderr)
 	}
+	// The hint names the model's columns, not the ones given on the command line.
+	code, _, stderr = cli(t, "eval", "--model", out, "--data", other, "--u", "a")
+	if code != exitUsage || !strings.Contains(stderr, "trained with --u force --y vel") {
+		t.Errorf("--u a on a file without vel: exit %d, %q", code, stderr)
+	}
 	// An explicit --u is not replaced by the fallback: only y may fall back.
 	code, _, _ = cli(t, "eval", "--model", out, "--data", plain, "--u", "force")
 	if code != exitUsage {
 		t.Errorf("explicit --u force on a u,y file: exit %d, want %d", code, exitUsage)
 	}
-	for _, in := range []string{named, plain, inputOnly} {
-		sim := mustRun(t, "simulate", "--model", out, "--data", in, "--out", "-")
+	// simulate reads the input only: whatever the output column is called,
+	// and whatever else the file holds, it is skipped.
+	outputY := write("force-y.csv", "force,y")
+	otherY := write("in-out.csv", "in,out")
+	timed := write("time.csv", "time,force")
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{named, nil}, {plain, nil}, {inputOnly, nil}, {outputY, nil}, {timed, nil},
+		{otherY, []string{"--u", "in"}},
+		{named, []string{"--y", "nonexistent"}},
+	} {
+		sim := mustRun(t, append([]string{"simulate", "--model", out, "--data", tc.file, "--out", "-"}, tc.args...)...)
 		if lines := strings.Count(sim, "\n"); lines != 201 {
-			t.Errorf("simulate %s: %d lines, want 201", filepath.Base(in), lines)
+			t.Errorf("simulate %s %v: %d lines, want 201", filepath.Base(tc.file), tc.args, lines)
 		}
+	}
+	code, _, stderr = cli(t, "simulate", "--model", out, "--data", other, "--out", "-")
+	if code != exitUsage || !strings.Contains(stderr, "trained with --u force)") {
+		t.Errorf("simulate without the input column: exit %d, %q", code, stderr)
+	}
+}
+
+// unwritableDir returns an existing directory in which no file can be
+// created: a read-only temporary directory, or /proc for root (who ignores
+// mode bits).
+func unwritableDir(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		dir := filepath.Join(t.TempDir(), "ro")
+		if err := os.Mkdir(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	if fi, err := os.Stat("/proc/self"); err == nil && fi.IsDir() {
+		return "/proc"
+	}
+	t.Skip("running as root without /proc: no directory is unwritable")
+	return ""
+}
+
+// TestUnwritableOutput: an output that cannot be written is bad input found
+// before training (exit 2, nothing written), not a failure after it.
+func TestUnwritableOutput(t *testing.T) {
+	dir := t.TempDir()
+	good := genData(t, dir, 2, "1")
+	ro := unwritableDir(t)
+	model := filepath.Join(dir, "model.json")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"train out", []string{"train", "--data", good, "--out", filepath.Join(ro, "m.json")}, "--out"},
+		{"train plot", []string{"train", "--data", good, "--out", model, "--plot", filepath.Join(ro, "plots")}, "--plot"},
+		{"gen out", []string{"gen", "msd", "--batches", "2", "--out", filepath.Join(ro, "d.csv")}, "--out"},
+		{"demo out", []string{"demo", "--quick", "--out", filepath.Join(ro, "demo")}, "--out"},
+		{"experiment out", []string{"experiment", "msd", "--quick", "--out", filepath.Join(ro, "results")}, "--out"},
+		{"out under a file", []string{"train", "--data", good, "--out", filepath.Join(good, "m.json")}, "is a file, not a directory"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--quiet")
+			if tc.args[0] == "train" {
+				args = append(args, tiny...)
+			}
+			code, _, stderr := cli(t, args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want 2; stderr: %s", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not name %s", stderr, tc.want)
+			}
+			if _, err := os.Stat(model); err == nil {
+				t.Errorf("%s was written although an output was unwritable", model)
+			}
+		})
 	}
 }

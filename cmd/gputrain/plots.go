@@ -11,12 +11,17 @@ import (
 	"github.com/passivenfir/gputrain/trainer"
 )
 
-// makePlotDir creates the --plot directory (and parents) if needed.
-func makePlotDir(dir string) error {
+// makePlotDir creates the --plot directory (and parents) if needed and checks
+// that files can be written in it.
+func makePlotDir(dir string) error { return makeOutDir("plot", dir) }
+
+// makeOutDir creates the directory of flag --name (and parents) if needed
+// and checks that files can be written in it.
+func makeOutDir(name, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("--plot %s: %v; choose a directory you can write", dir, err)
+		return usagef("--%s %s: %v; choose a directory you can write", name, dir, err)
 	}
-	return nil
+	return probeWritable(name, dir, dir)
 }
 
 // responsePlot writes base.{png,svg}: measured against closed-loop simulated

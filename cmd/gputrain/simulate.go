@@ -2,32 +2,26 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 )
 
-// readInputs reads a data file for simulation: u is required, y is not. A
-// CSV without the y column is read as u only.
+// readInputs reads a data file for simulation: the input column and, in a
+// CSV, the batch column. Every other column or variable is left unread, the
+// measured output whatever its name included: the simulation does not use
+// it, and a file need not have one.
 func readInputs(path string, opt data.ReadOptions) (*data.Dataset, error) {
 	if path == "" {
-		return nil, usagef("--data FILE is required (a .csv with column u and optionally y and batch; or .npy, .npz, .mat)")
+		return nil, usagef("--data FILE is required (a .csv with column u and optionally batch; or .npy, .npz, .mat)")
 	}
+	// The reader wants an output: name the input for it (and for y_clean,
+	// so that a y_clean column is not read either).
+	opt.YCol, opt.YCleanCol, opt.IgnoreExtra = opt.UCol, opt.UCol, true
 	d, err := data.ReadFile(path, opt)
-	if err != nil && errors.Is(err, data.ErrMissingColumn) && strings.EqualFold(filepath.Ext(path), ".csv") {
-		// No y column: read u as both signals (y is not used).
-		uOnly := opt
-		uOnly.YCol = opt.UCol
-		if d2, err2 := data.ReadFile(path, uOnly); err2 == nil {
-			d, err = d2, nil
-		}
-	}
 	if err != nil {
 		return nil, badInput(flagErr{"data", err})
 	}
@@ -41,11 +35,13 @@ func runSimulate(e *env, args []string) error {
 	fs := newFlags("gputrain simulate")
 	var modelPath, dataPath, out, config string
 	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
-	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u, optional batch and y), .npy, .npz or .mat")
+	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u and optionally batch; other columns are skipped), .npy, .npz or .mat")
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
-	cols := addColumnFlags(fs, "name of the output column, if any (ignored by the simulation)")
-	cols.note(fs)
+	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command")
+	cols.inputOnly = true
+	fs.Lookup("ignore-extra").Usage = "ignored: simulate skips every column but the input and batch columns"
+	fs.Lookup("u").Usage += " (default: the name the model was trained with, falling back to u)"
 	spec := flagSpec{
 		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,

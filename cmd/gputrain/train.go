@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
 	fs.IntVar(&c.Skip, "skip", c.Skip, "samples at the start of each training trajectory that are simulated but left out of the loss (the transient of an unknown initial state)")
 	fs.IntVar(&c.ValSkip, "val-skip", c.ValSkip, "samples at the start of each validation trajectory that are simulated but not scored (warm-up or start-up transient)")
-	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the final closed-loop (BPTT) step (0: none)")
+	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the closed-loop backpropagation-through-time step that replaces the Adam step of the last --iters iteration, as in Algorithm 1 (with --iters 1 there is then no Adam step at all; 0: none)")
 	fs.IntVar(&c.BPTTBatch, "bptt-batch", c.BPTTBatch, "trajectories per BPTT mini-batch")
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
 	fs.Float64Var(&c.BPTTLR, "bptt-lr", c.BPTTLR, "peak learning rate of the BPTT step")
@@ -238,9 +239,31 @@ func checkOutPath(flagName, path string, inputs map[string]string) error {
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
+	switch {
+	case err != nil:
 		return usagef("--%s %s: directory %s does not exist; create it first", flagName, path, dir)
+	case !fi.IsDir():
+		return usagef("--%s %s: %s is a file, not a directory", flagName, path, dir)
 	}
+	return probeWritable(flagName, path, dir)
+}
+
+// probeWritable fails when no file can be created in dir. A permission
+// problem found only when the model is written would cost the whole run, and
+// the mode bits alone do not say (root, ACLs, read-only mounts), so a probe
+// file is created and removed.
+func probeWritable(flagName, path, dir string) error {
+	f, err := os.CreateTemp(dir, ".gputrain-probe-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return usagef("--%s %s: cannot write in %s (%v); choose a directory you can write", flagName, path, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
 	return nil
 }
 
@@ -310,8 +333,15 @@ type flagErr struct {
 }
 
 func (e flagErr) Error() string {
-	return "--" + e.flag + ": " + strings.TrimPrefix(e.err.Error(), "data: ")
+	return "--" + e.flag + ": " + cliText(strings.TrimPrefix(e.err.Error(), "data: "))
 }
+
+// goHint matches the data package's hints for Go callers, " (from Go: …)",
+// which name ReadOptions fields a command-line user cannot set.
+var goHint = regexp.MustCompile(` \(from Go: [^)]*\)`)
+
+// cliText drops the hints for Go callers from a library message.
+func cliText(s string) string { return goHint.ReplaceAllString(s, "") }
 
 func (e flagErr) Unwrap() error { return e.err }
 
@@ -513,13 +543,18 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
-	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 && !quiet && !jsonOut {
-		fmt.Fprintf(e.stderr, "note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified\n", n)
+	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 {
+		prog.note("note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified", n)
 	}
 	var valSet *data.Dataset
 	if valPath != "" {
 		if valSet, err = readData("val", valPath, opt, mem); err != nil {
 			return err
+		}
+		if a, errA := os.Stat(valPath); errA == nil {
+			if b, errB := os.Stat(dataPath); errB == nil && os.SameFile(a, b) {
+				prog.note("note: --val is the --data file: early stopping and the choice of the best iteration are then judged on the training data, which rewards overfitting; give held-out data, or leave --val out to hold out part of --data")
+			}
 		}
 	}
 	extra := map[string]any{"data": dataPath, "u": cols.u, "y": cols.y}
@@ -548,14 +583,26 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if valPath != "" {
 		extra["val"] = valPath
 	}
+	if plotDir != "" {
+		// Created now, not after training: a --plot that cannot be written
+		// must not be found out once the model is.
+		if err := makePlotDir(plotDir); err != nil {
+			return err
+		}
+	}
 	oc, err := runTraining(e, trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
 		settings: settings(cfg, extra), prog: prog})
+	var notes []string
+	if oc.res != nil {
+		notes = resultNotes(cfg, oc.res)
+	}
 	if jsonOut && oc.res != nil {
 		r := map[string]any{
 			"model": out, "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
+			"notes": append([]string{}, notes...),
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
@@ -567,23 +614,34 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if !jsonOut && !quiet {
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
 			oc.seconds, valFitText(oc.res.BestValFit), certText(oc.res.Cert), out)
-		if n := oc.res.TapsAtBound; n > 0 {
-			st := cfg.Structure
-			all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
-			fmt.Fprintf(e.stdout, "note: %d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in the data's units of output per input, so for a plant of larger gain raise --rho (or give --rho 0 for none)\n",
-				n, all, cfg.Rho, cfg.Decay)
-		}
-		if r := oc.res.RidgeRatio; r >= trainer.RidgeNote {
-			// to a ratio of 1e-3, about the robot's most regularized setting
-			suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
-			fmt.Fprintf(e.stdout, "note: --gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples; lower it (for example --gamma-g %g)\n",
-				cfg.GammaG, r, suggest)
+		for _, n := range notes {
+			fmt.Fprintln(e.stdout, "note: "+n)
 		}
 		if plotDir != "" {
 			fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
 		}
 	}
 	return nil
+}
+
+// resultNotes are the advice a finished run gives on its settings: taps held
+// at the decay bound, and a ridge that outweighs the data. Each names a value
+// to try.
+func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
+	var notes []string
+	if n := res.TapsAtBound; n > 0 {
+		st := cfg.Structure
+		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
+		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in the data's units of output per input, so for a plant of larger gain raise --rho (for example --rho %g, or --rho 0 for no bound)",
+			n, all, cfg.Rho, cfg.Decay, 10*cfg.Rho))
+	}
+	if r := res.RidgeRatio; r >= trainer.RidgeNote {
+		// to a ratio of 1e-3, about the robot's most regularized setting
+		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
+		notes = append(notes, fmt.Sprintf("--gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples; lower it (for example --gamma-g %g)",
+			cfg.GammaG, r, suggest))
+	}
+	return notes
 }
 
 // certText is a one-line summary of a certificate.
