@@ -111,6 +111,82 @@ func trimField(b []byte) string {
 	return s
 }
 
+// numKind classifies a CSV field as a number.
+type numKind int
+
+const (
+	numOK         numKind = iota // a finite decimal number
+	numNotFinite                 // NaN or ±Inf spelled out ("nan", "-Inf", "infinity", any case)
+	numOverflow                  // a decimal number beyond the float64 range (±1.8e308)
+	numNotDecimal                // Go syntax strconv takes but no CSV tool writes: 0x1p3, 0x10, 0b1, 1_000
+	numInvalid                   // anything else
+)
+
+// isDecimal reports whether s is a decimal number as spreadsheets, NumPy, pandas and
+// MATLAB write and read them: an optional sign, digits with an optional decimal point
+// (at least one digit: "5.", ".5"), and an optional exponent e or E with an optional
+// sign and at least one digit.
+func isDecimal(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// parseNumber reads one (trimmed) CSV field. Only decimal numbers are numbers; NaN and
+// infinities are recognised in the spellings other tools write so that the message can
+// say what is wrong with them.
+func parseNumber(s string) (float64, numKind) {
+	if isDecimal(s) {
+		v, err := strconv.ParseFloat(s, 64) // only ErrRange is possible here
+		if err != nil || math.IsInf(v, 0) {
+			return v, numOverflow
+		}
+		return v, numOK
+	}
+	t := s
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	switch strings.ToLower(t) {
+	case "nan", "inf", "infinity":
+		return math.NaN(), numNotFinite
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		return 0, numNotDecimal
+	}
+	if _, err := strconv.ParseInt(s, 0, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		return 0, numNotDecimal // 0x10, 0o17, 0b101
+	}
+	return 0, numInvalid
+}
+
 // parseCSV streams r line by line; memory is about the parsed floats.
 func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	lr := &lineReader{br: bufio.NewReaderSize(&capReader{r: r, n: sp.maxBytes}, 64<<10)}
@@ -148,9 +224,9 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	}
 	headerLine := lr.line
 	nf := len(header)
-	allNumeric := true
+	allNumeric := true // the same rule as for values: decimal numbers, NaN and infinities
 	for _, h := range header {
-		if _, err := strconv.ParseFloat(h, 64); err != nil {
+		if _, k := parseNumber(h); k == numNotDecimal || k == numInvalid {
 			allNumeric = false
 		}
 	}
@@ -247,17 +323,18 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 				continue
 			}
 			s := trimField(fields[j])
-			v, err := strconv.ParseFloat(s, 64)
-			if strings.ContainsAny(s, "xX_") {
-				// Go's hexadecimal floats and digit separators: no other CSV
-				// reader takes them, so a file that relies on them is a mistake.
-				err = strconv.ErrSyntax
-			}
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
+			v, k := parseNumber(s)
+			switch k {
+			case numNotDecimal:
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a decimal number; hexadecimal, octal and binary notation and _ digit separators are not accepted, write plain decimals such as 1000, -1.5 or 2.5e-3: %w",
+					sp.name, lr.line, header[j], s, ErrNotNumeric)
+			case numInvalid:
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a number; fix or remove the row: %w",
 					sp.name, lr.line, header[j], s, ErrNotNumeric)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			case numOverflow:
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is beyond the float64 range (±1.8e308); rescale the column: %w",
+					sp.name, lr.line, header[j], s, ErrNotFinite)
+			case numNotFinite:
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is not finite; remove or interpolate the sample: %w",
 					sp.name, lr.line, header[j], s, ErrNotFinite)
 			}
@@ -318,8 +395,11 @@ func (o ReadOptions) withDefaults() ReadOptions {
 // Dataset's Name. The text needs a header line; u and y columns are required, the batch
 // and y_clean columns are optional, and each batch's rows must be contiguous and in time
 // order (a batch id reappearing later is ErrInterleavedBatch). Values must be finite
-// numbers; fields may be surrounded by spaces or double quotes, but quoted commas are not
-// supported. Blank lines are skipped. Input is streamed line by line.
+// decimal numbers such as 1, -1.5, +2, .5, 5. or 1e-3 (ErrNotNumeric for anything else,
+// Go's hexadecimal notation and _ digit separators included; ErrNotFinite for NaN, ±Inf
+// and values beyond the float64 range); fields may be surrounded by spaces or double
+// quotes, but quoted commas are not supported. A first line of numbers only is no header
+// (ErrMissingColumn). Blank lines are skipped. Input is streamed line by line.
 func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	opt = opt.withDefaults()
 	cd, err := parseCSV(r, csvSpec{

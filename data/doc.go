@@ -25,14 +25,25 @@
 //
 // CSV: a header line, then one sample per line. Columns u and y (names selectable with
 // [ReadOptions]), an optional batch column grouping rows into experiments (each batch's
-// rows contiguous and in time order) and an optional y_clean column.
+// rows contiguous and in time order) and an optional y_clean column. Values are decimal
+// numbers (1, -1.5, .5, 1e-3); Go-only forms such as hexadecimal floats or 1_000 are
+// refused.
 //
-// NumPy .npz: arrays u and y (and optionally y_clean), float64 or float32; 1-D = one
-// batch, 2-D = batches × T (NumPy's row-major convention). NumPy .npy: one array whose
-// last axis holds the signals (u, y) or (u, y, y_clean): shape T×2 (one batch) or B×T×2.
+// NumPy .npz: arrays u and y (and optionally y_clean) of equal shape; a vector, of shape
+// (T,), (T, 1) or (1, T), is one batch of T samples, and a B×T array with B, T > 1 holds
+// B batches (NumPy's row-major convention). NumPy .npy: one array whose last axis holds
+// the signals (u, y) or (u, y, y_clean): shape T×2 or T×3 is one batch, B×T×2 or B×T×3
+// is B batches.
 //
-// MATLAB v5 .mat: numeric variables u and y (names selectable); a vector is one batch, a
-// T×B matrix holds one batch per column (MATLAB's column-signal convention). Compressed
-// (miCOMPRESSED) and uncompressed elements, little- and big-endian files are read;
-// MATLAB v7.3 (HDF5) files are not.
+// MATLAB v5 .mat: numeric variables u and y (names selectable); a vector (T×1 or 1×T) is
+// one batch, a T×B matrix with T, B > 1 holds one batch per column (MATLAB's
+// column-signal convention). Compressed (miCOMPRESSED) and uncompressed elements,
+// little- and big-endian files are read; MATLAB v7.3 (HDF5) files are not.
+//
+// Element types: NumPy and MATLAB arrays may hold floats (64- or 32-bit) or integers (8
+// to 64 bits, signed or unsigned); all are converted to float64, and a 64-bit integer
+// beyond ±2^53, which float64 cannot represent exactly, is refused (ErrFormat) rather
+// than rounded. Boolean and complex arrays are refused. The .npz and .mat writers store a
+// vector for a single batch, so they refuse several batches of one sample each, which
+// would read back as one batch.
 package data

@@ -57,7 +57,11 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	case ".csv":
 		d, err = ReadCSV(f, path, opt)
 	case ".npy":
-		d, err = readNPY(bufio.NewReaderSize(f, 64<<10), path, opt)
+		size := int64(-1)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		d, err = readNPY(bufio.NewReaderSize(f, 64<<10), path, opt, size)
 	case ".npz":
 		d, err = readNPZ(f, path, opt)
 	case ".mat":

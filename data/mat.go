@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 )
 
 const (
@@ -36,6 +38,7 @@ const (
 	mxDOUBLE_CLASS = 6
 	mxUINT64_CLASS = 15
 	matComplexFlag = 0x0800
+	matLogicalFlag = 0x0200
 )
 
 // matElemSize is the byte size of a numeric mi type, 0 for others.
@@ -185,6 +188,9 @@ func (m *matReader) matrix(r io.Reader, want func(string) bool) (v *matVar, ok b
 	if fw&matComplexFlag != 0 {
 		return nil, false, fmt.Errorf("data: %s: variable %q is complex; save its real part: %w", m.name, name, ErrFormat)
 	}
+	if fw&matLogicalFlag != 0 { // as NumPy bool arrays: a mask, not a signal
+		return nil, false, fmt.Errorf("data: %s: variable %q is logical, not a signal; save numbers (%s = double(%s)): %w", m.name, name, name, name, ErrFormat)
+	}
 	typ, raw, err := m.sub(r)
 	if err != nil {
 		return nil, false, err
@@ -216,13 +222,36 @@ func (m *matReader) matrix(r io.Reader, want func(string) bool) (v *matVar, ok b
 		case miUINT32:
 			x = float64(o.Uint32(b))
 		case miINT64:
-			x = float64(int64(o.Uint64(b)))
+			k := int64(o.Uint64(b))
+			if k > maxExactInt || k < -maxExactInt {
+				return nil, false, errInexactInt(m.name, name+matIndex(i, dims), strconv.FormatInt(k, 10), matIntHint(name))
+			}
+			x = float64(k)
 		case miUINT64:
-			x = float64(o.Uint64(b))
+			k := o.Uint64(b)
+			if k > maxExactInt {
+				return nil, false, errInexactInt(m.name, name+matIndex(i, dims), strconv.FormatUint(k, 10), matIntHint(name))
+			}
+			x = float64(k)
 		}
 		v.data[i] = x
 	}
 	return v, true, nil
+}
+
+// matIndex formats MATLAB's 1-based subscripts of the i-th element (column-major) of an
+// array with the given dimensions (all > 0): "(4,1)".
+func matIndex(i int, dims []int) string {
+	sub := make([]string, len(dims))
+	for k, d := range dims {
+		sub[k] = strconv.Itoa(i%d + 1)
+		i /= d
+	}
+	return "(" + strings.Join(sub, ",") + ")"
+}
+
+func matIntHint(name string) string {
+	return fmt.Sprintf("convert the variable to double in MATLAB (%s = double(%s)) if the rounding is acceptable", name, name)
 }
 
 // readMATVars returns the wanted real numeric variables of a v5 MAT-file.
@@ -469,7 +498,7 @@ func writeMATVars(w io.Writer, order binary.ByteOrder, compress bool, vars []mat
 
 // datasetMATVars lays a dataset out as T×B matrices u, y and, when known, y_clean.
 func datasetMATVars(d *Dataset) ([]matVar, error) {
-	T, err := equalLengths(d, ".mat")
+	T, err := matrixLengths(d, ".mat")
 	if err != nil {
 		return nil, err
 	}
@@ -489,8 +518,8 @@ func datasetMATVars(d *Dataset) ([]matVar, error) {
 
 // WriteMAT writes d to path as a MATLAB v5 MAT-file (readable by MATLAB's load and
 // scipy.io.loadmat) with compressed double T×B matrices u, y and, when known, y_clean,
-// one batch per column (all batches must have the same length). Validated first and
-// written atomically.
+// one batch per column (all batches must have the same length, of more than one sample
+// when there are several). Validated first and written atomically.
 func WriteMAT(path string, d *Dataset) error {
 	if err := d.Validate(1); err != nil {
 		return fmt.Errorf("data: not writing %s: %w", path, err)
