@@ -73,6 +73,18 @@ type Config struct {
 	// default, which the paper's released code uses). "" means "glorot".
 	Init string `json:"init,omitempty"`
 
+	// Scale is "none" (or ""): every setting is in the data's own units; or
+	// "auto": u and y are multiplied by powers of two that bring their RMS
+	// on the training data within a factor √2 of RefRMSU and RefRMSY, those
+	// of the paper's mass-spring-damper data, for which the defaults of
+	// Rho, Eps, GammaG, Clip and BPTTClip were chosen (the clips act on a
+	// loss in output units squared), so that those settings mean on any
+	// data what they mean there. The model is
+	// trained on the scaled data and returned in the data's units
+	// (model.Rescale); powers of two make both conversions exact. Loss
+	// values in events and History are in the data's units too.
+	Scale string `json:"scale,omitempty"`
+
 	// Members > 1 trains that many models with the seeds Seed, Seed+1, …
 	// (everything else equal) and returns their mean as one NFIR
 	// (model.Average: the members' branches side by side, each FIR divided
@@ -161,6 +173,11 @@ func (c *Config) Check() error {
 	case "", "closed", "open":
 	default:
 		return bad("monitor %q: want closed or open", c.Monitor)
+	}
+	switch c.Scale {
+	case "", "none", "auto":
+	default:
+		return bad("scale %q: want auto or none", c.Scale)
 	}
 	switch c.Init {
 	case "", "glorot", "fan-in":

@@ -116,6 +116,16 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if cfg.Structure.Branches == 0 {
 		cfg.Iters = 1 // a linear FIR has no θ_N: one convex solve is the optimum
 	}
+	if cfg.Scale == "auto" {
+		if a, b := AutoScale(train); a != 1 || b != 1 {
+			return trainScaled(ctx, cfg, train, val, a, b)
+		}
+	}
+	return trainUnscaled(ctx, cfg, train, val)
+}
+
+// trainUnscaled is Train on the data as given; cfg has been checked.
+func trainUnscaled(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
 	if cfg.Members > 1 {
 		return trainMembers(ctx, cfg, train, val)
 	}

@@ -43,6 +43,7 @@ func TestConfigCheck(t *testing.T) {
 		func(c *Config) { c.ValSkip = -1 },
 		func(c *Config) { c.Skip = -1 },
 		func(c *Config) { c.Init = "he" },
+		func(c *Config) { c.Scale = "rms" },
 		func(c *Config) { c.Members = -1 },
 		func(c *Config) { c.Members, c.Structure = 2, model.Structure{LinearTaps: 5} },
 	}

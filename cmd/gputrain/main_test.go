@@ -1266,3 +1266,56 @@ func TestUnwritableOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestScaleUnits: the same plant measured in other units (u in kN instead
+// of N, y in mm instead of m, say) trains to the same model with the
+// default --scale auto, which says what it did; with --scale none the
+// paper's settings, in the wrong units, cost the fit (the control).
+func TestScaleUnits(t *testing.T) {
+	dir := t.TempDir()
+	orig := genData(t, dir, 20, "1")
+	d, err := data.ReadFile(orig, data.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range d.Batches {
+		for k := range b.U {
+			d.Batches[i].U[k] *= 1e-3
+			d.Batches[i].Y[k] *= 1000
+		}
+	}
+	other := filepath.Join(dir, "other-units.csv")
+	if err := data.WriteCSV(other, d); err != nil {
+		t.Fatal(err)
+	}
+	fir := []string{"--branches", "0", "--linear-taps", "30"}
+	fit := func(dataPath string, flags ...string) float64 {
+		t.Helper()
+		out := filepath.Join(dir, "m.json")
+		mustRun(t, append(append([]string{"train", "--data", dataPath, "--out", out, "--quiet"}, fir...), flags...)...)
+		ev := decode(t, mustRun(t, "eval", "--model", out, "--data", dataPath, "--json"))
+		return ev["fit"].(map[string]any)["closed_loop"].(map[string]any)["median"].(float64)
+	}
+	ref, got, bare := fit(orig), fit(other), fit(other, "--scale", "none")
+	t.Logf("median closed-loop Fit: original units %.6f%%, other units %.6f%% (--scale none: %.2f%%)", ref, got, bare)
+	if math.Abs(got-ref) > 1e-3 {
+		t.Errorf("Fit %.6f%% in other units, %.6f%% in the original ones", got, ref)
+	}
+	if bare > ref-1 {
+		t.Errorf("--scale none in other units fits %.2f%%, the original %.2f%%: the control shows no effect of units", bare, ref)
+	}
+	args := append([]string{"train", "--data", other, "--out", filepath.Join(dir, "n.json")}, fir...)
+	if text := mustRun(t, args...); !strings.Contains(text, "--scale auto: training on u×1024 and y×0.0009765625") {
+		t.Errorf("no note on the scaling:\n%s", text)
+	}
+	r := decode(t, mustRun(t, append(args, "--json")...))
+	if s, _ := r["scale"].(map[string]any); s["mode"] != "auto" || s["u"] != 0x1p10 || s["y"] != 0x1p-10 {
+		t.Errorf("--json scale %v, want auto with u 2^10 and y 2^-10", r["scale"])
+	}
+	if st := storedTraining(t, filepath.Join(dir, "n.json")); st["scale"] != "auto" {
+		t.Errorf("stored scale %v, want auto", st["scale"])
+	}
+	if code, _, errOut := cli(t, "train", "--data", orig, "--scale", "rms"); code != 2 || !strings.Contains(errOut, "--scale") {
+		t.Errorf("--scale rms: exit %d, %q; want a usage error naming --scale", code, errOut)
+	}
+}

@@ -51,10 +51,11 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.BoolVar(&c.Structure.HoldStart, "hold-start", c.Structure.HoldStart, "the lifting network sees u(0) for its input window's samples before a record starts, instead of zeros: for records that begin mid-motion (stored in the model file)")
 	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
-	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input, as in the data)")
-	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input, as in the data; the default is the paper's for the mass-spring-damper: for a plant of much larger gain raise it, or give 0 for no decay bounds); the θ_G progress line counts taps held at the bound")
+	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input; see --scale)")
+	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input; see --scale), or 0 for no decay bounds; the θ_G progress line counts taps held at the bound")
 	fs.Float64Var(&c.Decay, "decay", c.Decay, "decay rate of the tap bound, in (0, 1]")
-	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step, against the sum of squared output errors (so it depends on the units of u)")
+	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step, against the sum of squared output errors (in units of u² times samples; see --scale)")
+	fs.StringVar(&c.Scale, "scale", "auto", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
 	fs.IntVar(&c.Iters, "iters", c.Iters, "K, alternations of Algorithm 1 (θ_G step, then Adam on θ_N)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "Adam epochs per alternation")
 	fs.IntVar(&c.Patience, "patience", c.Patience, "early stopping: epochs without validation improvement")
@@ -116,6 +117,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{c.Monitor != "open" && c.Monitor != "closed", "monitor", fmt.Sprintf("%q", c.Monitor), "open or closed"},
 		{!slices.Contains([]string{"data", "closed", "auto"}, c.GramGains), "gram-gains", fmt.Sprintf("%q", c.GramGains), "data, closed or auto"},
 		{c.Init != "glorot" && c.Init != "fan-in", "init", fmt.Sprintf("%q", c.Init), "glorot or fan-in"},
+		{c.Scale != "auto" && c.Scale != "none", "scale", fmt.Sprintf("%q", c.Scale), "auto or none"},
 		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
 		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
 		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
@@ -187,6 +189,14 @@ func orGlorot(init string) string {
 	return init
 }
 
+// orNone names the default scaling of trainer.Config, which it spells "".
+func orNone(scale string) string {
+	if scale == "" {
+		return "none"
+	}
+	return scale
+}
+
 // settings is the training configuration as JSON keyed by flag names: it is
 // stored as the model file's "training" object, and is itself a valid
 // --config file (YAML reads JSON).
@@ -200,7 +210,7 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
 		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
 		"workers": c.Workers, "device": c.Device, "monitor": c.Monitor, "gram-gains": c.GramGains,
-		"skip": c.Skip, "val-skip": c.ValSkip, "init": orGlorot(c.Init),
+		"skip": c.Skip, "val-skip": c.ValSkip, "init": orGlorot(c.Init), "scale": orNone(c.Scale),
 		"members": max(c.Members, 1),
 	}
 	for k, v := range extra {
@@ -583,6 +593,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if valPath != "" {
 		extra["val"] = valPath
 	}
+	scaleU, scaleY := 1.0, 1.0
+	if cfg.Scale == "auto" {
+		if scaleU, scaleY = trainer.AutoScale(trainSet); scaleU != 1 || scaleY != 1 {
+			prog.note("note: --scale auto: training on u×%g and y×%g, which bring their RMS near that of the mass-spring-damper data the defaults were chosen for; --rho, --eps, --gamma-g and the clips apply to the scaled data, and the model is written in your data's units (--scale none: settings in your data's units)", scaleU, scaleY)
+		}
+	}
 	if plotDir != "" {
 		// Created now, not after training: a --plot that cannot be written
 		// must not be found out once the model is.
@@ -602,6 +618,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
+			"scale": map[string]any{"mode": orNone(cfg.Scale), "u": scaleU, "y": scaleY},
 			"notes": append([]string{}, notes...),
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
@@ -632,16 +649,24 @@ func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 	if n := res.TapsAtBound; n > 0 {
 		st := cfg.Structure
 		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
-		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in the data's units of output per input, so for a plant of larger gain raise --rho (for example --rho %g, or --rho 0 for no bound)",
-			n, all, cfg.Rho, cfg.Decay, 10*cfg.Rho))
+		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g, or --rho 0 for no bound)",
+			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
 	}
 	if r := res.RidgeRatio; r >= trainer.RidgeNote {
 		// to a ratio of 1e-3, about the robot's most regularized setting
 		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
-		notes = append(notes, fmt.Sprintf("--gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples; lower it (for example --gamma-g %g)",
-			cfg.GammaG, r, suggest))
+		notes = append(notes, fmt.Sprintf("--gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples%s; lower it (for example --gamma-g %g)",
+			cfg.GammaG, r, unitsOf(cfg), suggest))
 	}
 	return notes
+}
+
+// unitsOf says, in a note on a setting, which data its units are those of.
+func unitsOf(cfg trainer.Config) string {
+	if cfg.Scale == "auto" {
+		return " of the scaled data (--scale auto)"
+	}
+	return " of the data (--scale none)"
 }
 
 // certText is a one-line summary of a certificate.
