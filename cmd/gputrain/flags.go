@@ -169,4 +169,38 @@ func (o *optFloat) Set(s string) error {
 	return nil
 }
 
+// autoFloat is a float flag that also takes "auto" (held as NaN): a value
+// the command derives when none is given. It is a float64, not a struct, so
+// that checkFlagValue can parse a config file's value into a fresh one.
+type autoFloat float64
+
+func (f *autoFloat) String() string {
+	if f == nil {
+		return "0"
+	}
+	if f.auto() {
+		return "auto"
+	}
+	return strconv.FormatFloat(float64(*f), 'g', -1, 64)
+}
+
+// Kind describes the values of the flag, for messages.
+func (f *autoFloat) Kind() string { return "auto or a number" }
+
+func (f *autoFloat) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "auto" {
+		*f = autoFloat(math.NaN())
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is neither auto nor a finite number", s)
+	}
+	*f = autoFloat(v)
+	return nil
+}
+
+func (f *autoFloat) auto() bool { return math.IsNaN(float64(*f)) }
+
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

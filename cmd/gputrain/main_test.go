@@ -1319,3 +1319,58 @@ func TestScaleUnits(t *testing.T) {
 		t.Errorf("--scale rms: exit %d, %q; want a usage error naming --scale", code, errOut)
 	}
 }
+
+func TestAutoDecay(t *testing.T) {
+	paper := trainer.DefaultConfig().Decay
+	for _, c := range []struct {
+		s    model.Structure
+		want float64
+	}{
+		{model.Structure{Branches: 10, Taps: 50}, paper},
+		{model.Structure{LinearTaps: 50}, paper},
+		{model.Structure{LinearTaps: 500}, math.Pow(paper, 0.1)},
+		{model.Structure{Branches: 3, Taps: 100, LinearTaps: 500}, math.Pow(paper, 0.1)},
+		{model.Structure{Branches: 3, Taps: 200, LinearTaps: 25}, math.Pow(paper, 0.25)},
+		{model.Structure{Branches: 0, Taps: 900, LinearTaps: 100}, math.Pow(paper, 0.5)}, // taps unused without branches
+	} {
+		if got := autoDecay(c.s); got != c.want {
+			t.Errorf("%+v: decay %v, want %v", c.s, got, c.want)
+		}
+	}
+	// A plant whose impulse response lasts 300 samples, fitted with 300 taps:
+	// the paper's fixed 0.93 holds most taps at the bound and costs the fit;
+	// --decay auto does not.
+	dir := t.TempDir()
+	g := make(data.FIR, 300)
+	for k := range g {
+		g[k] = 0.05 * math.Exp(-float64(k)/100)
+	}
+	d := &data.Dataset{Name: "slow", Ts: 1}
+	for _, u := range data.GaussianInputs(1, 6, 1000, 1) {
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: g.Simulate(u)})
+	}
+	path := filepath.Join(dir, "slow.csv")
+	if err := data.WriteCSV(path, d); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.json")
+	train := func(flags ...string) map[string]any {
+		t.Helper()
+		return decode(t, mustRun(t, append([]string{"train", "--data", path, "--branches", "0", "--linear-taps", "300", "--out", out, "--json"}, flags...)...))
+	}
+	fixed, auto := train("--decay", "0.93"), train()
+	if st := storedTraining(t, out); st["decay"] != math.Pow(paper, 50.0/300) {
+		t.Errorf("stored decay %v, want %v", st["decay"], math.Pow(paper, 50.0/300))
+	}
+	fa, ff := auto["best_val_fit"].(float64), fixed["best_val_fit"].(float64)
+	t.Logf("validation Fit: --decay auto %.4f%% (%v taps at the bound), 0.93 %.2f%% (%v)", fa, auto["taps_at_bound"], ff, fixed["taps_at_bound"])
+	if fa < 99 || auto["taps_at_bound"] != 0.0 {
+		t.Errorf("--decay auto: Fit %.2f%%, %v taps at the bound; want ≥ 99%% and none", fa, auto["taps_at_bound"])
+	}
+	if ff > fa-5 || fixed["taps_at_bound"] == 0.0 {
+		t.Errorf("--decay 0.93: Fit %.2f%%, %v taps at the bound; the control shows no effect of the bound", ff, fixed["taps_at_bound"])
+	}
+	if code, _, errOut := cli(t, "train", "--data", path, "--decay", "fast"); code != 2 || !strings.Contains(errOut, "decay") {
+		t.Errorf("--decay fast: exit %d, %q; want a usage error naming --decay", code, errOut)
+	}
+}

@@ -29,6 +29,7 @@ type hyper struct {
 	fs         *flag.FlagSet
 	cfg        trainer.Config
 	hidden     intList
+	decay      autoFloat
 	feedback   bool
 	noFeedback bool
 	// cmdline holds the flags given on the command line (flagSpec.cmdline).
@@ -39,6 +40,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	h := &hyper{fs: fs, cfg: trainer.DefaultConfig(), cmdline: map[string]bool{}}
 	c := &h.cfg
 	h.hidden = append(intList{}, c.Structure.Hidden...)
+	h.decay = autoFloat(math.NaN())
 	h.feedback = c.Structure.Feedback
 	fs.IntVar(&c.Structure.Branches, "branches", c.Structure.Branches, "m_N, number of lifted FIR branches (0 with --linear-taps N: a plain passive linear FIR)")
 	fs.IntVar(&c.Structure.Taps, "taps", c.Structure.Taps, "m_G, taps of each branch FIR")
@@ -53,7 +55,7 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input; see --scale)")
 	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input; see --scale), or 0 for no decay bounds; the θ_G progress line counts taps held at the bound")
-	fs.Float64Var(&c.Decay, "decay", c.Decay, "decay rate of the tap bound, in (0, 1]")
+	fs.Var(&h.decay, "decay", "decay rate of the tap bound, in (0, 1]; auto: 0.93^(50/L) for filters of L taps (the longer of --taps and --linear-taps), so that the bound ends at 2.7% of rho whatever the length: the paper's 0.93 for its 50 taps, 0.993 for 500")
 	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step, against the sum of squared output errors (in units of u² times samples; see --scale)")
 	fs.StringVar(&c.Scale, "scale", "auto", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
 	fs.IntVar(&c.Iters, "iters", c.Iters, "K, alternations of Algorithm 1 (θ_G step, then Adam on θ_N)")
@@ -92,6 +94,10 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		h.feedback = false
 	}
 	c.Structure.Feedback = h.feedback
+	c.Decay = float64(h.decay)
+	if h.decay.auto() {
+		c.Decay = autoDecay(c.Structure)
+	}
 	s := c.Structure
 	type check struct {
 		bad  bool
@@ -179,6 +185,23 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		c.BPTTEpochs, c.Iters = 0, 1
 	}
 	return c, nil
+}
+
+// autoDecay is the decay rate of --decay auto: the paper's 0.93 over its
+// 50 taps, stretched to the longest filter of s so that the bound falls by
+// the same factor, 0.93^50 ≈ 2.7%, over the filter's length (the paper's
+// robot FIR, 500 taps, used 0.99). A fixed rate would cut long filters
+// short: 0.93^300 ≈ 4e-10.
+func autoDecay(s model.Structure) float64 {
+	L := s.LinearTaps
+	if s.Branches > 0 {
+		L = max(L, s.Taps)
+	}
+	paper := trainer.DefaultConfig().Decay // 0.93, for 50 taps
+	if L < 1 {
+		return paper
+	}
+	return math.Pow(paper, 50/float64(L))
 }
 
 // orGlorot names the default initialization, which trainer.Config spells "".
@@ -649,7 +672,7 @@ func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 	if n := res.TapsAtBound; n > 0 {
 		st := cfg.Structure
 		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
-		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g, or --rho 0 for no bound)",
+		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
 			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
 	}
 	if r := res.RidgeRatio; r >= trainer.RidgeNote {
