@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -34,6 +35,7 @@ const (
 )
 
 type dualSolver struct {
+	ctx   context.Context // nil: never cancelled
 	n     int
 	U     blas64.Triangular // Q = UᵀU
 	xu    []float64         // Q⁻¹b
@@ -300,6 +302,9 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 	}
 	fm := float64(m)
 	for it := 0; ; it++ {
+		if err := ctxErr(d.ctx); err != nil {
+			return err
+		}
 		d.symv(z, sz)
 		var viol, comp, zc, zsz float64
 		for i := range r {
@@ -367,6 +372,9 @@ var reducedBudget = func(n int) int { return max(48, n/8) }
 // to the full interior-point method.
 func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works []*blockWork, sol *Solution) (*ipSolver, error) {
 	d := newDualSolver(Q, p.B, works)
+	if d != nil {
+		d.ctx = o.Context
+	}
 	if d == nil {
 		return nil, nil
 	}

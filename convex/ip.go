@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -88,6 +89,7 @@ func (b *ipBlock) buildTab() {
 // Σ_i d_i a_i a_iᵀ with a_i(k) = 2cos(ω_i k) has entries 2[c(k−l) + c(k+l)],
 // c(m) = Σ_i d_i cos(ω_i m) (Toeplitz plus Hankel); bounds add a diagonal.
 type ipSolver struct {
+	ctx    context.Context // nil: never cancelled
 	n, m   int
 	Q      *mat.SymDense
 	b      []float64
@@ -693,6 +695,9 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 	late := false // residuals below refineFrom on a factorization-bound problem
 	bestIt := 0   // iteration of the best merit
 	for it := 0; ; it++ {
+		if err := ctxErr(ip.ctx); err != nil {
+			return err
+		}
 		exact := it%exactEvery == 0 || late
 		res, obj := ip.residuals(exact)
 		if !exact && res.max() <= tol {

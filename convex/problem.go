@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -89,6 +90,10 @@ type Options struct {
 	// Warm is a previous solution of a problem with the same block layout; its iterate, duals
 	// and constraint set (sampled indices, exact-mode frequencies) seed this solve.
 	Warm *Solution
+	// Context, when not nil, cancels the solve: every interior-point iteration checks it, and
+	// a cancelled solve returns its error (errors.Is(err, context.Canceled)) and no solution.
+	// A large exact-mode problem takes minutes, which a user pressing Ctrl-C should not wait.
+	Context context.Context
 }
 
 // Residuals are relative KKT residuals of the full problem (every sampled row, the exact-mode

@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -183,11 +184,23 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 	if ip == nil {
 		ip = newIPSolver(Q, p.B)
 		ip.accept = o.AcceptTol
+		ip.ctx = o.Context
 		if err := solveIP(p, &o, warm, ip, works, sol, &runErr); err != nil {
 			return nil, err
 		}
 	}
+	if err := ctxErr(o.Context); err != nil {
+		return nil, fmt.Errorf("convex: Solve: %w", err)
+	}
 	return finish(p, ip, works, sol, runErr)
+}
+
+// ctxErr is ctx.Err(), and nil for a nil ctx.
+func ctxErr(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // solveIP is the exchange loop over full interior-point solves (the Newton matrix is
@@ -269,7 +282,7 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 		}
 		runErr = ip.run(rtol, budget)
 		sol.Iterations += ip.iters
-		if runErr != nil && warmRun {
+		if runErr != nil && warmRun && ctxErr(ip.ctx) == nil {
 			// a warm start that stalls: start again cold on the same working set
 			if ip.coldStart() {
 				runErr = ip.run(rtol, o.MaxIter)

@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -694,4 +695,61 @@ func TestLooseBounds(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSolveCancel: a cancelled Context stops a solve between interior-point iterations with
+// the context's error and no solution; the same problem solves without one.
+func TestSolveCancel(t *testing.T) {
+	P, b := msdGram(t, 300)
+	p := &Problem{P: P, B: b, GammaG: 1, Blocks: []Block{{Offset: 0, Len: 300, Kind: Exact, Rho: 100, Decay: 0.98}}}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if sol, err := Solve(p, &Options{Context: done}); !errors.Is(err, context.Canceled) || sol != nil {
+		t.Errorf("already cancelled: solution %v, err %v; want none and context.Canceled", sol != nil, err)
+	}
+	// Cancelled after a few interior-point iterations: the solve must notice between them,
+	// not only once it is done (it takes 50-odd iterations).
+	mid := &cancelAfter{Context: context.Background(), calls: 5}
+	if sol, err := Solve(p, &Options{Context: mid}); !errors.Is(err, context.Canceled) || sol != nil {
+		t.Errorf("cancelled during the solve: solution %v, err %v; want none and context.Canceled", sol != nil, err)
+	}
+	if mid.n > 10 {
+		t.Errorf("the solve went on for %d checks after being cancelled at the 5th", mid.n-5)
+	}
+	// The same in the reduced (dual) method, which exact-mode blocks try first.
+	keepMethod, keepBudget := reducedMethod, reducedBudget
+	defer func() { reducedMethod, reducedBudget = keepMethod, keepBudget }()
+	reducedMethod = func([]*blockWork) bool { return true }
+	reducedBudget = func(int) int { return 1 << 20 }
+	P2, b2 := randProblem(rand.New(rand.NewPCG(3, 3)), 40, 120)
+	pr := &Problem{P: P2, B: b2, GammaG: 0.5, Blocks: []Block{{Offset: 0, Len: 15, Kind: Exact}, {Offset: 15, Len: 15, Kind: Exact, Rho: 3, Decay: 0.9}}}
+	if s, err := Solve(pr, nil); err != nil || s.State[0].GridH != 0 {
+		t.Fatalf("the reduced method was not used (err %v)", err)
+	}
+	mid = &cancelAfter{Context: context.Background(), calls: 3}
+	if sol, err := Solve(pr, &Options{Context: mid}); !errors.Is(err, context.Canceled) || sol != nil {
+		t.Errorf("reduced method, cancelled during the solve: solution %v, err %v; want none and context.Canceled", sol != nil, err)
+	}
+	if mid.n > 6 {
+		t.Errorf("reduced method: the solve went on for %d checks after being cancelled at the 3rd", mid.n-3)
+	}
+	reducedMethod, reducedBudget = keepMethod, keepBudget
+	sol, err := Solve(p, &Options{Context: context.Background()})
+	if err != nil || !sol.Certificates[0].Passive {
+		t.Fatalf("without cancellation: err %v", err)
+	}
+}
+
+// cancelAfter is a context whose Err reports cancellation from its calls-th call on.
+type cancelAfter struct {
+	context.Context
+	calls, n int
+}
+
+func (c *cancelAfter) Err() error {
+	c.n++
+	if c.n >= c.calls {
+		return context.Canceled
+	}
+	return nil
 }

@@ -316,7 +316,7 @@ func (s *session) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.thetaG(k); err != nil {
+		if err := s.thetaG(ctx, k); err != nil {
 			return err
 		}
 		if s.cfg.Structure.Branches > 0 {
@@ -375,7 +375,7 @@ func (s *session) blocks(kind convex.Kind) []convex.Block {
 // measured output (the paper's), those of the model's own closed-loop
 // simulation, or ("auto") both, keeping the taps whose closed-loop error on
 // the validation data (training data when there is none) is lower.
-func (s *session) thetaG(k int) error {
+func (s *session) thetaG(ctx context.Context, k int) error {
 	st := s.cfg.Structure
 	type cand struct {
 		name  string
@@ -396,7 +396,7 @@ func (s *session) thetaG(k int) error {
 	bestErr, bestName := math.Inf(1), ""
 	var scores []string
 	for _, c := range cands {
-		step, err := s.solveG(c.batch)
+		step, err := s.solveG(ctx, c.batch)
 		if err != nil {
 			return err
 		}
@@ -468,7 +468,7 @@ func (s *session) setTaps(x []float64) {
 
 // solveG fits θ_G to the gains of batch: Gram assembly, then the convex
 // (or KYP) solver, warm-started from the previous iteration.
-func (s *session) solveG(full *graph.Batch) (gStep, error) {
+func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) {
 	st := s.cfg.Structure
 	rows := full.Seqs.Total()
 	n := make([]float64, rows*st.Branches)
@@ -520,7 +520,7 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 		}
 		prob.Blocks = s.blocks(kind)
 		t0 := time.Now()
-		sol, err := convex.Solve(prob, &convex.Options{Warm: s.warm, AcceptTol: qpAcceptTol, ShiftTol: qpAcceptTol})
+		sol, err := convex.Solve(prob, &convex.Options{Warm: s.warm, AcceptTol: qpAcceptTol, ShiftTol: qpAcceptTol, Context: ctx})
 		if err != nil {
 			return step, fmt.Errorf("trainer: θ_G step: %w", err)
 		}
@@ -536,7 +536,7 @@ func (s *session) solveG(full *graph.Batch) (gStep, error) {
 			}
 			if failed > 0 {
 				step.note = fmt.Sprintf("%d FIR(s) failed the certificate with eps=%g, H=%d: re-solved in exact mode", failed, s.cfg.Eps, s.cfg.H)
-				if sol, err = convex.Solve(prob, &convex.Options{Warm: sol, AcceptTol: qpAcceptTol, ShiftTol: qpAcceptTol}); err != nil {
+				if sol, err = convex.Solve(prob, &convex.Options{Warm: sol, AcceptTol: qpAcceptTol, ShiftTol: qpAcceptTol, Context: ctx}); err != nil {
 					return step, fmt.Errorf("trainer: θ_G step (exact fallback): %w", err)
 				}
 			}

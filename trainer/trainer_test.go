@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
@@ -367,5 +368,38 @@ func TestSampledFallback(t *testing.T) {
 		if c, err := res.Model.Certify(); err != nil || !c.Passive {
 			t.Errorf("%+v: the model's own certificate: %+v, %v", st, c, err)
 		}
+	}
+}
+
+// TestCancelDuringThetaG: a cancellation that arrives during a θ_G solve
+// (exact mode, seconds at this size) stops it there: no θ_G event follows,
+// and the best model so far comes back with the context's error.
+func TestCancelDuringThetaG(t *testing.T) {
+	st := model.Structure{Branches: 2, Taps: 250, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}
+	truth, _ := model.RandomPassive(model.Structure{Branches: 2, Taps: 6, R1: 1, R2: 1, Hidden: []int{3}, Feedback: true}, rand.New(rand.NewPCG(8, 8)))
+	train := simulate(truth, 12, 300, 9)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.Structure = st
+	cfg.Iters, cfg.Epochs, cfg.Workers = 2, 0, 1
+	var events []Event
+	cfg.Progress = func(e Event) {
+		events = append(events, e)
+		if e.Stage == "eval" && e.Iter == 0 {
+			time.AfterFunc(20*time.Millisecond, cancel)
+		}
+	}
+	res, err := Train(ctx, cfg, train, train)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for _, e := range events {
+		if e.Stage == "theta_g" && e.Iter == 1 {
+			t.Fatalf("the θ_G step of iteration 2 finished after the cancellation: %s", e)
+		}
+	}
+	if res == nil || !res.Cert.Passive || res.Model.Check() != nil {
+		t.Fatalf("no valid passive model after cancel: %+v", res)
 	}
 }
