@@ -1374,3 +1374,63 @@ func TestAutoDecay(t *testing.T) {
 		t.Errorf("--decay fast: exit %d, %q; want a usage error naming --decay", code, errOut)
 	}
 }
+
+// TestDataNotes: train says before training when the data supply negative
+// energy (the output's sign flipped) or carry an output offset, and --json
+// lists those notes with the check's figures; clean data give none. A
+// negative validation Fit gets a note of its own.
+func TestDataNotes(t *testing.T) {
+	dir := t.TempDir()
+	orig := genData(t, dir, 10, "1")
+	variant := func(name string, f func(y []float64)) string {
+		d, err := data.ReadFile(orig, data.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range d.Batches {
+			f(b.Y)
+		}
+		path := filepath.Join(dir, name+".csv")
+		if err := data.WriteCSV(path, d); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	flipped := variant("flipped", func(y []float64) {
+		for i := range y {
+			y[i] = -y[i]
+		}
+	})
+	biased := variant("biased", func(y []float64) {
+		for i := range y {
+			y[i] += 0.5
+		}
+	})
+	for _, c := range []struct {
+		path, want string
+	}{{orig, ""}, {flipped, "negative energy"}, {biased, "has an offset"}} {
+		args := []string{"train", "--data", c.path, "--branches", "0", "--linear-taps", "30", "--out", filepath.Join(dir, "m.json")}
+		r := decode(t, mustRun(t, append(args, "--json")...))
+		notes := fmt.Sprint(r["notes"])
+		if c.want == "" && strings.Contains(notes, "energy") || strings.Contains(notes, "offset") != (c.want == "has an offset") {
+			t.Errorf("%s: notes %s", c.path, notes)
+		}
+		if c.want != "" && !strings.Contains(notes, c.want) {
+			t.Errorf("%s: notes %s, want one on %q", c.path, notes, c.want)
+		}
+		if _, ok := r["data_check"].(map[string]any)["Supply"]; !ok {
+			t.Errorf("%s: --json data_check %v", c.path, r["data_check"])
+		}
+		if c.want != "" {
+			if text := mustRun(t, args...); !strings.Contains(text, c.want) {
+				t.Errorf("%s: no note %q in the output:\n%s", c.path, c.want, text)
+			}
+		}
+	}
+	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: -12}); len(n) != 1 || !strings.Contains(n[0], "below 0") {
+		t.Errorf("validation Fit −12%%: notes %q", n)
+	}
+	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: math.NaN()}); len(n) != 0 {
+		t.Errorf("no validation Fit: notes %q", n)
+	}
+}

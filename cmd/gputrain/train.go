@@ -576,6 +576,10 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
+	check, dataNotes := checkData(e.ctx, trainSet, cfg)
+	for _, n := range dataNotes {
+		prog.note("note: %s", n)
+	}
 	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 {
 		prog.note("note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified", n)
 	}
@@ -631,7 +635,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	oc, err := runTraining(e, trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
 		settings: settings(cfg, extra), prog: prog})
-	var notes []string
+	var notes []string // after training; the data's notes were shown before it
 	if oc.res != nil {
 		notes = resultNotes(cfg, oc.res)
 	}
@@ -641,8 +645,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
-			"scale": map[string]any{"mode": orNone(cfg.Scale), "u": scaleU, "y": scaleY},
-			"notes": append([]string{}, notes...),
+			"scale":      map[string]any{"mode": orNone(cfg.Scale), "u": scaleU, "y": scaleY},
+			"data_check": check,
+			"notes":      append(append([]string{}, dataNotes...), notes...),
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
@@ -664,11 +669,38 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	return nil
 }
 
+// checkData runs trainer.CheckData on the training data and returns it with
+// the notes it calls for: a negative energy supply, which no passive model
+// started at rest can follow, and an output offset, which no model mapping
+// u = 0 to y = 0 can. A check that fails is no reason to stop: it says so.
+func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*trainer.DataCheck, []string) {
+	st := cfg.Structure
+	// long enough for most plants' memory, so that a slow response is not
+	// taken for an offset; the least squares of 1000 taps take a fraction of
+	// a second
+	taps := min(max(200, st.Taps, st.LinearTaps), 1000)
+	c, err := trainer.CheckData(ctx, d, taps)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("the data check did not run: %v", err)}
+	}
+	var notes []string
+	if c.Supply < 0 && cfg.Passivity != "none" {
+		notes = append(notes, fmt.Sprintf("the input supplied negative energy: Σu·y = %.3g·‖u‖‖y‖ (%d of %d batches negative), where a passive plant started at rest has Σu·y ≥ 0; a passive model cannot follow these data: check the sign of u or y, and that y is the output collocated with u (velocity for a force, current for a voltage); --passivity none fits without the constraint", c.Supply, c.NegativeBatches, c.Batches))
+	}
+	if math.Abs(c.Offset) > trainer.OffsetNote {
+		notes = append(notes, fmt.Sprintf("y has an offset that no model mapping u = 0 to y = 0 explains: the best linear FIR (%d taps, unconstrained) leaves a mean residual of %.2g·rms(y); if it is a sensor bias, subtract it from y (and any bias of u from u) before training: it costs fit, and Fit then credits the model with the offset (a plant whose response outlasts %d samples shows the same)", c.OffsetTaps, c.Offset, c.OffsetTaps))
+	}
+	return &c, notes
+}
+
 // resultNotes are the advice a finished run gives on its settings: taps held
 // at the decay bound, and a ridge that outweighs the data. Each names a value
 // to try.
 func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 	var notes []string
+	if f := res.BestValFit; f < 0 {
+		notes = append(notes, fmt.Sprintf("the validation Fit is %.3g%%, below 0: the model's output is further from y than zero is; look at the notes on the data above, at the model's memory (--taps, --linear-taps) against the plant's, and at the training budget (--iters, --epochs)", f))
+	}
 	if n := res.TapsAtBound; n > 0 {
 		st := cfg.Structure
 		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)

@@ -1,0 +1,75 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/passivenfir/gputrain/data"
+)
+
+func TestCheckData(t *testing.T) {
+	base, err := data.GenerateMSD(data.MSDConfig{Batches: 12, Seed: 31})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rmsY := 0.0
+	n := 0
+	for _, b := range base.Batches {
+		for _, v := range b.Y {
+			rmsY += v * v
+			n++
+		}
+	}
+	rmsY = math.Sqrt(rmsY / float64(n))
+	edit := func(f func(u, y []float64)) *data.Dataset {
+		d := scaled(base, 1, 1)
+		for _, b := range d.Batches {
+			f(b.U, b.Y)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name           string
+		d              *data.Dataset
+		supply, offset func(float64) bool
+		allNegative    bool
+	}{
+		{"passive plant", base, func(s float64) bool { return s > 0.5 }, func(o float64) bool { return math.Abs(o) < 0.02 }, false},
+		{"output sign flipped", edit(func(u, y []float64) {
+			for i := range y {
+				y[i] = -y[i]
+			}
+		}), func(s float64) bool { return s < -0.5 }, func(o float64) bool { return math.Abs(o) < 0.02 }, true},
+		{"sensor bias on y", edit(func(u, y []float64) {
+			for i := range y {
+				y[i] += 0.3 * rmsY
+			}
+		}), func(s float64) bool { return true }, func(o float64) bool { return o > OffsetNote }, false},
+		{"other units", edit(func(u, y []float64) {
+			for i := range y {
+				u[i] *= 1e-3
+				y[i] *= 1e4
+			}
+		}), func(s float64) bool { return s > 0.5 }, func(o float64) bool { return math.Abs(o) < 0.02 }, false},
+	} {
+		got, err := CheckData(context.Background(), c.d, 60)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		t.Logf("%s: supply %.3f (%d of %d batches negative), offset %.3f", c.name, got.Supply, got.NegativeBatches, got.Batches, got.Offset)
+		if !c.supply(got.Supply) || !c.offset(got.Offset) {
+			t.Errorf("%s: supply %.3f, offset %.3f out of range", c.name, got.Supply, got.Offset)
+		}
+		if all := got.NegativeBatches == got.Batches; all != c.allNegative {
+			t.Errorf("%s: %d of %d batches with negative supply", c.name, got.NegativeBatches, got.Batches)
+		}
+	}
+	if _, err := CheckData(context.Background(), &data.Dataset{}, 10); !errors.Is(err, ErrConfig) {
+		t.Errorf("no batches: err %v, want ErrConfig", err)
+	}
+	if _, err := CheckData(context.Background(), base, 0); !errors.Is(err, ErrConfig) {
+		t.Errorf("0 taps: err %v, want ErrConfig", err)
+	}
+}
