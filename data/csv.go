@@ -100,7 +100,9 @@ type csvSpec struct {
 // (nil for absent optional columns).
 type csvData struct {
 	batches [][][]float64
-	present []bool // per optional column
+	labels  []string // per batch: its batch-column id ("" without a batch column)
+	lines   []int    // per batch: the file line of its first row
+	present []bool   // per optional column
 }
 
 func trimField(b []byte) string {
@@ -316,6 +318,7 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 			flush()
 			started[id] = lr.line
 			curID, curLine = id, lr.line
+			out.labels, out.lines = append(out.labels, id), append(out.lines, lr.line)
 			cur = make([][]float64, len(wanted))
 		}
 		for i, j := range colIdx {
@@ -415,7 +418,7 @@ func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	}
 	d := &Dataset{Name: name, Ts: opt.Ts, Batches: make([]Batch, len(cd.batches))}
 	for i, cols := range cd.batches {
-		d.Batches[i] = Batch{U: cols[0], Y: cols[1]}
+		d.Batches[i] = Batch{U: cols[0], Y: cols[1], Label: cd.labels[i], Line: cd.lines[i]}
 		if cd.present[0] {
 			d.Batches[i].YClean = cols[2]
 		}

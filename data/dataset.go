@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Sentinel errors. Every error returned by this package that is caused by bad input wraps
@@ -45,6 +46,25 @@ type Batch struct {
 	// YClean is the noise-free output when it is known (generated data), else nil.
 	// It is used for scoring only, never for training.
 	YClean []float64
+	// Label is the batch's id in its file (the CSV batch column), "" when the file has
+	// none; Line is the file line of its first sample, 0 when unknown. Both only name
+	// the batch in messages.
+	Label string
+	Line  int
+}
+
+// Name names batch b, the i-th (from 0) of its data set, in messages: by its label and
+// first line when the file gave them, by its index otherwise.
+func (b Batch) Name(i int) string {
+	switch {
+	case b.Label != "" && b.Line > 0:
+		return fmt.Sprintf("batch %q (from line %d)", b.Label, b.Line)
+	case b.Label != "":
+		return fmt.Sprintf("batch %q", b.Label)
+	case b.Line > 0:
+		return fmt.Sprintf("the batch from line %d", b.Line)
+	}
+	return fmt.Sprintf("batch %d", i)
 }
 
 // Len is the number of samples of the batch (len(U)).
@@ -93,24 +113,25 @@ func (d *Dataset) Validate(minLen int) error {
 		minLen = 1
 	}
 	hasClean := d.Batches[0].YClean != nil
+	var short []string // every batch shorter than minLen, so that one message names them all
 	for i, b := range d.Batches {
+		bn := b.Name(i)
 		if len(b.U) != len(b.Y) {
-			return fmt.Errorf("data: %s batch %d: len(u) = %d but len(y) = %d; u and y must be sampled together: %w",
-				name, i, len(b.U), len(b.Y), ErrLengthMismatch)
+			return fmt.Errorf("data: %s %s: len(u) = %d but len(y) = %d; u and y must be sampled together: %w",
+				name, bn, len(b.U), len(b.Y), ErrLengthMismatch)
 		}
 		if (b.YClean != nil) != hasClean {
-			return fmt.Errorf("data: %s batch %d: y_clean must be given for all batches or none: %w", name, i, ErrLengthMismatch)
+			return fmt.Errorf("data: %s %s: y_clean must be given for all batches or none: %w", name, bn, ErrLengthMismatch)
 		}
 		if b.YClean != nil && len(b.YClean) != len(b.Y) {
-			return fmt.Errorf("data: %s batch %d: len(y_clean) = %d but len(y) = %d: %w",
-				name, i, len(b.YClean), len(b.Y), ErrLengthMismatch)
+			return fmt.Errorf("data: %s %s: len(y_clean) = %d but len(y) = %d: %w",
+				name, bn, len(b.YClean), len(b.Y), ErrLengthMismatch)
 		}
 		if len(b.U) == 0 {
-			return fmt.Errorf("data: %s batch %d: no samples: %w", name, i, ErrEmpty)
+			return fmt.Errorf("data: %s %s: no samples: %w", name, bn, ErrEmpty)
 		}
 		if len(b.U) < minLen {
-			return fmt.Errorf("data: %s batch %d: %d samples, fewer than the model memory %d; drop the batch or shorten the model (taps, linear taps, R1, R2): %w",
-				name, i, len(b.U), minLen, ErrTooShort)
+			short = append(short, fmt.Sprintf("%s, %d samples", bn, len(b.U)))
 		}
 		for _, s := range []struct {
 			col string
@@ -118,11 +139,24 @@ func (d *Dataset) Validate(minLen int) error {
 		}{{"u", b.U}, {"y", b.Y}, {"y_clean", b.YClean}} {
 			for t, v := range s.x {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("data: %s batch %d: %s(%d) = %v; remove or interpolate non-finite samples: %w",
-						name, i, s.col, t, v, ErrNotFinite)
+					return fmt.Errorf("data: %s %s: %s(%d) = %v; remove or interpolate non-finite samples: %w",
+						name, bn, s.col, t, v, ErrNotFinite)
 				}
 			}
 		}
+	}
+	if len(short) == 1 {
+		return fmt.Errorf("data: %s %s, fewer than the model memory %d; drop the batch or shorten the model (taps, linear taps, R1, R2): %w",
+			name, short[0], minLen, ErrTooShort)
+	}
+	if len(short) > 1 {
+		const most = 10
+		list := strings.Join(short[:min(len(short), most)], "; ")
+		if len(short) > most {
+			list += fmt.Sprintf("; and %d more", len(short)-most)
+		}
+		return fmt.Errorf("data: %s: %d of %d batches have fewer than the model memory %d samples: %s; drop them or shorten the model (taps, linear taps, R1, R2): %w",
+			name, len(short), len(d.Batches), minLen, list, ErrTooShort)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +98,50 @@ func TestFitScaler(t *testing.T) {
 	v = v/float64(n) - m*m
 	if math.Abs(m) > 1e-12 || math.Abs(v-1) > 1e-12 {
 		t.Errorf("scaled mean %g, variance %g", m, v)
+	}
+}
+
+// TestValidateNamesBatches: messages name a batch by its label and first line
+// when the file gave them (not by its position, which differs from the label
+// when labels do not count from 0), and a too-short error lists every short
+// batch.
+func TestValidateNamesBatches(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("batch,u,y\n")
+	for _, b := range []struct {
+		label string
+		n     int
+	}{{"100", 8}, {"101", 3}, {"102", 8}, {"103", 2}, {"104", 8}} {
+		for range b.n {
+			csv.WriteString(b.label + ",1,2\n")
+		}
+	}
+	d, err := ReadCSV(strings.NewReader(csv.String()), "runs.csv", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Batches[1].Label != "101" || d.Batches[1].Line != 10 {
+		t.Fatalf("batch 1: label %q line %d, want 101 and 10", d.Batches[1].Label, d.Batches[1].Line)
+	}
+	err = d.Validate(5)
+	if !errors.Is(err, ErrTooShort) {
+		t.Fatalf("err %v, want ErrTooShort", err)
+	}
+	for _, want := range []string{`2 of 5 batches`, `batch "101" (from line 10), 3 samples`, `batch "103" (from line 21), 2 samples`, "model memory 5"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+	for _, c := range []struct {
+		b    Batch
+		want string
+	}{
+		{Batch{Label: "7", Line: 3}, `batch "7" (from line 3)`},
+		{Batch{Line: 2}, "the batch from line 2"},
+		{Batch{}, "batch 4"},
+	} {
+		if got := c.b.Name(4); got != c.want {
+			t.Errorf("Name of %+v: %q, want %q", c.b, got, c.want)
+		}
 	}
 }

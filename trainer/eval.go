@@ -47,12 +47,12 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 				target, name = b.YClean, "y_clean"
 			}
 			if len(b.U) != len(b.Y) {
-				errs[i] = fmt.Errorf("trainer: batch %d: u has %d samples, y %d", i, len(b.U), len(b.Y))
+				errs[i] = fmt.Errorf("trainer: %s: u has %d samples, y %d", b.Name(i), len(b.U), len(b.Y))
 				return
 			}
 			ys, _ := m.Simulate(b.U)
 			if closed[i], errs[i] = model.Fit(target, ys, skip); errs[i] != nil {
-				errs[i] = fmt.Errorf("trainer: batch %d, scored against %s: %w", i, name, errs[i])
+				errs[i] = fmt.Errorf("trainer: %s, scored against %s: %w", b.Name(i), name, errs[i])
 				return
 			}
 			if !m.Feedback {
@@ -64,7 +64,7 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 				open[i], err = model.Fit(target, yo, skip)
 			}
 			if err != nil {
-				errs[i] = fmt.Errorf("trainer: batch %d: %w", i, err)
+				errs[i] = fmt.Errorf("trainer: %s: %w", b.Name(i), err)
 			}
 		}(i)
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/passivenfir/gputrain/data"
@@ -101,7 +100,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	for i, b := range d.Batches {
 		if b.Len() <= skip {
-			return usagef("--skip %d: batch %d of %s has only %d samples, none left to score; lower --skip", skip, i, dataPath, b.Len())
+			return usagef("--skip %d: %s of %s has only %d samples, none left to score; lower --skip", skip, b.Name(i), dataPath, b.Len())
 		}
 	}
 	if plotDir != "" {
@@ -135,11 +134,11 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	var undefined []string
 	for i, v := range ev.ClosedLoop.PerBatch {
 		if math.IsNaN(v) {
-			undefined = append(undefined, strconv.Itoa(i))
+			undefined = append(undefined, d.Batches[i].Name(i))
 		}
 	}
 	if len(undefined) > 0 {
-		fmt.Fprintf(e.stdout, "left out: batch %s, whose %s is zero from sample %d on (Fit undefined)\n", strings.Join(undefined, ", "), scored, skip)
+		fmt.Fprintf(e.stdout, "left out: %s, whose %s is zero from sample %d on (Fit undefined)\n", strings.Join(undefined, ", "), scored, skip)
 	}
 	fitTable(e.stdout, ev)
 	if plotDir != "" {

@@ -615,7 +615,7 @@ func TestEvalZeroBatch(t *testing.T) {
 	os.WriteFile(zp, []byte(zeroed.String()), 0o644)
 	os.WriteFile(dp, []byte(dropped.String()), 0o644)
 	out := mustRun(t, "eval", "--model", path, "--data", zp)
-	if !strings.Contains(out, "left out: batch 1,") {
+	if !strings.Contains(out, `left out: batch "1" (from line 252),`) {
 		t.Errorf("eval does not say batch 1 is left out:\n%s", out)
 	}
 	var z, d struct {

@@ -33,7 +33,7 @@ func responsePlot(base string, m *model.NFIR, d *data.Dataset, n int) error {
 	var traces []plot.Trace
 	for i, b := range d.Batches[:min(n, d.Len())] {
 		ysim, _ := m.Simulate(b.U)
-		traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, batch %d (closed loop)", d.Name, i), Y: b.Y, YSim: ysim, YClean: b.YClean})
+		traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, %s (closed loop)", d.Name, b.Name(i)), Y: b.Y, YSim: ysim, YClean: b.YClean})
 	}
 	if err := plot.Responses(base, traces, d.Ts); err != nil {
 		return failf("%v", err)

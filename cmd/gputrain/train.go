@@ -422,8 +422,11 @@ func holdOutTails(d *data.Dataset, frac float64, lead int) (train, val *data.Dat
 		if cut < max(lead, 1) || cut >= n {
 			return nil, nil, false
 		}
-		head := data.Batch{U: b.U[:cut], Y: b.Y[:cut]}
-		tail := data.Batch{U: b.U[cut-lead:], Y: b.Y[cut-lead:]}
+		head := data.Batch{U: b.U[:cut], Y: b.Y[:cut], Label: b.Label, Line: b.Line}
+		tail := data.Batch{U: b.U[cut-lead:], Y: b.Y[cut-lead:], Label: b.Label}
+		if b.Line > 0 {
+			tail.Line = b.Line + cut - lead
+		}
 		if b.YClean != nil {
 			head.YClean, tail.YClean = b.YClean[:cut], b.YClean[cut-lead:]
 		}
