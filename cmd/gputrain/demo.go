@@ -94,6 +94,7 @@ gputrain demo --out /tmp/demo --snr 10`,
 		return err
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
+	prog.setMonitor(cfg.Monitor)
 	start := time.Now()
 	var snrs []float64
 	if snr.set {

@@ -716,6 +716,22 @@ func TestProgressModes(t *testing.T) {
 	if newProgress(&b, &b, true, false, 1) != nil {
 		t.Error("--quiet still reports progress")
 	}
+	// Plain lines: about twenty a stage (the first and last epoch among them),
+	// not one an epoch, and the Adam stage's validation Fit named open loop.
+	b.Reset()
+	p = &progress{w: &b, iters: 1}
+	for ep := range 1000 {
+		p.event(trainer.Event{Stage: "adam", Iter: 0, Epoch: ep, Epochs: 1000, Loss: 0.1, ValFit: 80})
+	}
+	p.event(trainer.Event{Stage: "eval", Iter: 0, ValFit: 81})
+	s = b.String()
+	lines := strings.Count(s, "\n")
+	if lines < 20 || lines > 23 || !strings.Contains(s, "epoch    1/1000") || !strings.Contains(s, "epoch 1000/1000") {
+		t.Errorf("%d plain lines for 1000 epochs:\n%s", lines, s)
+	}
+	if !strings.Contains(s, "open-loop val fit") || !strings.Contains(s, "eval    iter 1/1 closed-loop val fit") {
+		t.Errorf("validation Fits not named:\n%s", s)
+	}
 }
 
 // TestDeviceCUDAWithoutCUDA: asking a binary without CUDA support for the

@@ -28,7 +28,34 @@ type progress struct {
 	lastKey  string
 	lastDraw time.Time
 	open     bool // a bar line is open (no newline yet)
+	// monitor is what the Adam stage's validation Fit measures (trainer.Config.Monitor):
+	// "closed" the closed-loop simulation, else the open-loop prediction.
+	monitor string
 }
+
+// setMonitor records trainer.Config.Monitor for the labels (nil-safe: --quiet).
+func (p *progress) setMonitor(m string) {
+	if p != nil {
+		p.monitor = m
+	}
+}
+
+// valLabel says which validation Fit an event carries: the Adam stage watches the
+// open-loop (one-step-ahead) error unless --monitor closed, BPTT and the
+// evaluations the closed loop, which is how the model is used.
+func (p *progress) valLabel(stage string) string {
+	if stage == "adam" && p.monitor != "closed" {
+		return "open-loop val fit"
+	}
+	return "closed-loop val fit"
+}
+
+// lineEvery is the epoch stride of the plain-line mode: about twenty lines a
+// stage, not one an epoch (a default run wrote 5000 lines to a log).
+func lineEvery(epochs int) int { return max(1, epochs/20) }
+
+// lineGap is the longest a plain-line log stays silent during a stage.
+const lineGap = 10 * time.Second
 
 // newProgress chooses where progress goes: nowhere with --quiet, stderr as
 // plain lines with --json (stdout holds the JSON object), else stdout as a bar
@@ -87,6 +114,15 @@ func (p *progress) event(ev trainer.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.bar {
+		if ev.Epochs > 0 && ev.Note == "" {
+			key := fmt.Sprintf("%d/%s/%d", ev.Member, ev.Stage, ev.Iter)
+			first, last := key != p.lastKey, ev.Epoch+1 >= ev.Epochs
+			if !first && !last && (ev.Epoch+1)%lineEvery(ev.Epochs) != 0 && time.Since(p.lastDraw) < lineGap {
+				return
+			}
+			p.lastKey = key
+		}
+		p.lastDraw = time.Now()
 		epoch := ""
 		if ev.Epochs > 0 {
 			epoch = fmt.Sprintf(" epoch %4d/%-4d", ev.Epoch+1, ev.Epochs)
@@ -100,8 +136,12 @@ func (p *progress) event(ev trainer.Event) {
 			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s closed-loop val fit %s%s\n",
 				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), fitText(ev.ValFit), note)
 		default:
-			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s val fit %s%s\n",
-				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), fitText(ev.ValFit), note)
+			val := ""
+			if !math.IsNaN(ev.ValFit) || ev.Stage != "theta_g" {
+				val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), fitText(ev.ValFit))
+			}
+			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s%s%s\n",
+				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), val, note)
 		}
 		return
 	}
@@ -126,8 +166,12 @@ func (p *progress) event(ev trainer.Event) {
 		fmt.Fprintf(p.w, "\r%-7s %s closed-loop val fit %s %6.1fs\x1b[K",
 			ev.Stage, p.iterText(ev), strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
 	} else {
-		fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e val fit %s %6.1fs\x1b[K",
-			ev.Stage, p.iterText(ev), bar, ev.Loss, strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+		val := ""
+		if !math.IsNaN(ev.ValFit) || ev.Stage != "theta_g" {
+			val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), strings.TrimSpace(fitText(ev.ValFit)))
+		}
+		fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e%s %6.1fs\x1b[K",
+			ev.Stage, p.iterText(ev), bar, ev.Loss, val, ev.Elapsed.Seconds())
 	}
 	p.open = true
 	if ev.Epochs == 0 { // theta_g, eval, done: one-off events keep their line

@@ -579,6 +579,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
+	prog.setMonitor(cfg.Monitor)
 	check, dataNotes := checkData(e.ctx, trainSet, cfg)
 	for _, n := range dataNotes {
 		prog.note("note: %s", n)
