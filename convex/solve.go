@@ -80,6 +80,14 @@ func Solve(p *Problem, opt *Options) (*Solution, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sigma, kappa := unitScale(p); sigma != 1 || kappa != 1 {
+		return solveScaled(p, opt, n, sigma, kappa)
+	}
+	return solve(p, opt, n)
+}
+
+// solve is Solve on a validated problem of n variables.
+func solve(p *Problem, opt *Options, n int) (*Solution, error) {
 	var o Options
 	if opt != nil {
 		o = *opt

@@ -753,3 +753,66 @@ func (c *cancelAfter) Err() error {
 	}
 	return nil
 }
+
+// TestSolveUnits: the same problem in other units — taps a times, the objective c times
+// larger, as data in other units give — has the solution a·θ and the objective c·f, and
+// that solution meets the KKT conditions of the problem in the original units. Before Solve
+// normalized such problems, taps of order 1e-10 met an absolute margin floor of 1e-8 and
+// came out a static gain, or the solve ran into the iteration limit.
+func TestSolveUnits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	layouts := [][]Block{
+		{{Offset: 0, Len: 10, Kind: Sampled, H: 50, Eps: 0.01, Rho: 5, Decay: 0.9}, {Offset: 10, Len: 10, Kind: Exact}, {Offset: 20, Len: 8, Kind: None}},
+		{{Offset: 0, Len: 25, Kind: Exact, Rho: 3, Decay: 0.9, Margin: 0.01}, {Offset: 30, Len: 25, Kind: Sampled, H: 200, Eps: 0.02}},
+	}
+	for li, blocks := range layouts {
+		n := blocks[len(blocks)-1].Offset + blocks[len(blocks)-1].Len + 2
+		P, b := randProblem(rng, n, n/2+3)
+		unit := &Problem{P: P, B: b, GammaG: 0.1, Blocks: blocks}
+		ref, err := Solve(unit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct{ a, c float64 }{{1e-10, 1e-12}, {0x1p-40, 0x1p-30}, {1e7, 1e20}, {3e-5, 7e3}, {1, 1e-9}} {
+			// θ' = aθ, f' = c·f: P' = P·c/a², b' = b·c/a, right-hand sides and bounds ·a
+			Ps := mat.NewSymDense(n, nil)
+			Ps.ScaleSym(f.c/(f.a*f.a), P)
+			ps := &Problem{P: Ps, B: make([]float64, n), GammaG: unit.GammaG * f.c / (f.a * f.a), Blocks: append([]Block(nil), blocks...)}
+			for i, v := range b {
+				ps.B[i] = v * f.c / f.a
+			}
+			for j := range ps.Blocks {
+				ps.Blocks[j].Eps *= f.a
+				ps.Blocks[j].Rho *= f.a
+				ps.Blocks[j].Margin *= f.a
+			}
+			s, err := Solve(ps, nil)
+			if err != nil {
+				t.Errorf("layout %d, a=%g c=%g: %v", li, f.a, f.c, err)
+				continue
+			}
+			back := convertSolution(s, 1/f.a, 1/f.c)
+			dx := 0.0
+			for i := range back.X {
+				dx = math.Max(dx, math.Abs(back.X[i]-ref.X[i]))
+			}
+			if dx > 1e-6*(1+normInf(ref.X)) {
+				t.Errorf("layout %d, a=%g c=%g: θ/a differs from the unit solution by %g", li, f.a, f.c, dx)
+			}
+			if d := math.Abs(back.Objective - ref.Objective); d > 1e-7*(1+math.Abs(ref.Objective)) {
+				t.Errorf("layout %d, a=%g c=%g: objective/c %g, unit %g", li, f.a, f.c, back.Objective, ref.Objective)
+			}
+			checkKKT(t, unit, back, 1e-7)
+			for j, bl := range blocks {
+				if bl.Kind == Exact && s.Certificates[j].MinRe < ps.Blocks[j].Margin {
+					t.Errorf("layout %d, a=%g c=%g: block %d certified %g below its margin %g", li, f.a, f.c, j, s.Certificates[j].MinRe, ps.Blocks[j].Margin)
+				}
+			}
+			// a warm start in the scaled units converges at once
+			w, err := Solve(ps, &Options{Warm: s})
+			if err != nil || w.Iterations > s.Iterations {
+				t.Errorf("layout %d, a=%g c=%g: warm start: err %v, %d iterations (cold %d)", li, f.a, f.c, err, w.Iterations, s.Iterations)
+			}
+		}
+	}
+}
