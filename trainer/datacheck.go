@@ -25,7 +25,8 @@ type DataCheck struct {
 	// Offset is the mean of y − ŷ over rms(y), where ŷ is the output of the
 	// least-squares linear FIR of OffsetTaps taps without passivity
 	// constraint: the part of y's mean that no operator mapping u = 0 to
-	// y = 0, passive or not, explains. A sensor bias shows here.
+	// y = 0, passive or not, explains. A sensor bias shows here. It is
+	// computed on the first 2^21 samples.
 	Offset     float64
 	OffsetTaps int
 }
@@ -69,20 +70,49 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 	cfg := DefaultConfig()
 	cfg.Structure = model.Structure{LinearTaps: taps}
 	cfg.Passivity, cfg.Rho, cfg.Scale = "none", 0, "auto"
-	res, err := Train(ctx, cfg, d, nil)
+	sub := head(d, checkSamples)
+	res, err := Train(ctx, cfg, sub, nil)
 	if err != nil {
 		return c, fmt.Errorf("trainer: CheckData: %w", err)
 	}
 	fir := data.FIR(res.Model.Lin)
 	var r float64
 	n := 0
-	for _, b := range d.Batches {
+	for _, b := range sub.Batches {
 		yh := fir.Simulate(b.U)
 		for t, v := range yh {
 			r += b.Y[t] - v
 		}
 		n += len(yh)
 	}
-	c.Offset = r / float64(n) / math.Sqrt(yy/float64(n))
+	yySub := 0.0
+	for _, b := range sub.Batches {
+		for _, v := range b.Y {
+			yySub += v * v
+		}
+	}
+	c.Offset = r / float64(n) / math.Sqrt(yySub/float64(n))
 	return c, nil
+}
+
+// checkSamples bounds the samples the offset's least squares reads: an offset shows in
+// any long stretch of data, and the fit costs O(samples·taps).
+const checkSamples = 1 << 21
+
+// head returns d's first batches up to max samples in all, the last one cut short (d
+// itself when it is no longer).
+func head(d *data.Dataset, max int) *data.Dataset {
+	if d.Samples() <= max {
+		return d
+	}
+	h := &data.Dataset{Name: d.Name, Ts: d.Ts}
+	for _, b := range d.Batches {
+		n := min(len(b.U), max)
+		if n == 0 {
+			break
+		}
+		h.Batches = append(h.Batches, data.Batch{U: b.U[:n], Y: b.Y[:n], Label: b.Label, Line: b.Line})
+		max -= n
+	}
+	return h
 }

@@ -73,3 +73,18 @@ func TestCheckData(t *testing.T) {
 		t.Errorf("0 taps: err %v, want ErrConfig", err)
 	}
 }
+
+func TestCheckDataHead(t *testing.T) {
+	d := &data.Dataset{Batches: []data.Batch{
+		{U: make([]float64, 5), Y: make([]float64, 5), Label: "a"},
+		{U: make([]float64, 7), Y: make([]float64, 7), Label: "b", Line: 9},
+		{U: make([]float64, 3), Y: make([]float64, 3)},
+	}}
+	if head(d, 15) != d {
+		t.Error("a data set within the limit was copied")
+	}
+	h := head(d, 9)
+	if h.Samples() != 9 || len(h.Batches) != 2 || len(h.Batches[1].U) != 4 || h.Batches[1].Label != "b" || h.Batches[1].Line != 9 {
+		t.Errorf("head(9): %d samples in %d batches, the second %d long (%q, line %d)", h.Samples(), len(h.Batches), len(h.Batches[1].U), h.Batches[1].Label, h.Batches[1].Line)
+	}
+}
