@@ -343,18 +343,21 @@ func certifyUnit(g []float64, thresh float64) (Certificate, []float64) {
 	// −2e-4·Σ|g| where the true minimum was +1.25e-4·Σ|g|).
 	const maxEvals = 200000
 	evals := 0
-	refine := func(cur cell, keep func(cell)) {
+	// split halves cur and evaluates the halves (updating the best value found).
+	split := func(cur cell) [2]cell {
 		m := 0.5 * (cur.a + cur.b)
-		for _, ab := range [2][2]float64{{cur.a, m}, {m, cur.b}} {
-			ch := cell{a: ab[0], b: ab[1], c: 0.5 * (ab[0] + ab[1])}
-			ch.p, ch.p1, ch.p2 = pl.eval(ch.c)
+		var ch [2]cell
+		for i, ab := range [2][2]float64{{cur.a, m}, {m, cur.b}} {
+			c := cell{a: ab[0], b: ab[1], c: 0.5 * (ab[0] + ab[1])}
+			c.p, c.p1, c.p2 = pl.eval(c.c)
 			evals++
-			if ch.p < ub {
-				ub, wb = ch.p, ch.c
+			if c.p < ub {
+				ub, wb = c.p, c.c
 			}
-			ch.lb = ch.lower(pl)
-			keep(ch)
+			c.lb = c.lower(pl)
+			ch[i] = c
 		}
+		return ch
 	}
 	done := func(cl cell) bool { return cl.lb >= ub-tolGap || cl.b-cl.a < 1e-13 }
 	var late cellHeap
@@ -366,22 +369,13 @@ func certifyUnit(g []float64, thresh float64) (Certificate, []float64) {
 			cur := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			switch {
-			case cur.lb >= ub-tolGap || cur.b-cur.a < 1e-13: // done(cur), inlined on the hot path
+			case done(cur):
 				lb = math.Min(lb, cur.lb)
 			case evals >= budget:
 				late = append(late, cur)
 			default:
-				m := 0.5 * (cur.a + cur.b)
-				for _, ab := range [2][2]float64{{cur.a, m}, {m, cur.b}} {
-					ch := cell{a: ab[0], b: ab[1], c: 0.5 * (ab[0] + ab[1])}
-					ch.p, ch.p1, ch.p2 = pl.eval(ch.c)
-					evals++
-					if ch.p < ub {
-						ub, wb = ch.p, ch.c
-					}
-					ch.lb = ch.lower(pl)
-					stack = append(stack, ch)
-				}
+				ch := split(cur)
+				stack = append(stack, ch[0], ch[1])
 			}
 		}
 	}
@@ -395,7 +389,9 @@ func certifyUnit(g []float64, thresh float64) (Certificate, []float64) {
 			}
 			continue
 		}
-		refine(cur, func(ch cell) { heap.Push(&late, ch) })
+		ch := split(cur)
+		heap.Push(&late, ch[0])
+		heap.Push(&late, ch[1])
 	}
 	cert := Certificate{MinRe: math.Min(lb, ub), Omega: wb, Upper: ub}
 	cert.Passive = cert.MinRe >= 0

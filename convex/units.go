@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/internal/pow2"
 )
 
 // The interior-point method's tolerances and floors are relative where it matters, but some
@@ -27,22 +29,16 @@ func unitScale(p *Problem) (sigma, kappa float64) {
 	for i := range n {
 		d = math.Max(d, raw.Data[i*raw.Stride+i]+p.GammaG)
 	}
-	tau := normInf(p.B) / d
-	if !(tau > 0) || math.IsInf(tau, 0) || !(d > 0) || math.IsInf(d, 0) {
+	b := normInf(p.B)
+	if !(b > 0) || !(d > 0) || math.IsInf(d, 0) {
 		return 1, 1 // b = 0 or P = 0: nothing to measure the units by
 	}
-	sigma = pow2(tau)
-	kappa = pow2(sigma * sigma * d)
+	sigma = pow2.NearestRatio(b, d)
+	kappa = pow2.NearestRatio(sigma*sigma*d, 1)
 	if sigma >= 0x1p-6 && sigma <= 0x1p6 && kappa >= 1 {
 		return 1, 1
 	}
 	return sigma, kappa
-}
-
-// pow2 is the power of two nearest x > 0 in ratio, within the normal range.
-func pow2(x float64) float64 {
-	e := math.Round(math.Log2(x))
-	return math.Ldexp(1, int(math.Max(-1000, math.Min(1000, e))))
 }
 
 // solveScaled solves p in the variables θ/σ with the objective divided by κ and returns the

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/pow2"
 )
 
 // RefRMSU and RefRMSY are the RMS values of u and y on the paper's
@@ -34,7 +35,7 @@ func AutoScale(d *data.Dataset) (a, b float64) {
 			us, ys = append(us, bt.U), append(ys, bt.Y)
 		}
 	}
-	return pow2Near(RefRMSU, rms(us)), pow2Near(RefRMSY, rms(ys))
+	return pow2.NearestRatio(RefRMSU, rms(us)), pow2.NearestRatio(RefRMSY, rms(ys))
 }
 
 // rms is the root mean square of the finite samples of x, computed without
@@ -62,16 +63,6 @@ func rms(x [][]float64) float64 {
 		}
 	}
 	return peak * math.Sqrt(ss/float64(n))
-}
-
-// pow2Near returns 2^round(log2(ref/v)), or 1 when v is not a positive
-// finite number. The exponent is clamped so that 2^e is a normal number.
-func pow2Near(ref, v float64) float64 {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 1
-	}
-	e := math.Round(math.Log2(ref) - math.Log2(v))
-	return math.Ldexp(1, int(math.Max(-1022, math.Min(1023, e))))
 }
 
 // scaled returns a copy of d with u multiplied by a and y (and y_clean) by b;
