@@ -45,12 +45,15 @@ func (s Structure) NumFeatures() int {
 }
 
 // Memory returns the number of past samples the operator needs to compute
-// one output sample: max(m_G, R1, R2, LinearTaps).
+// one output sample: max(m_G, R1, R2, LinearTaps), where m_G, R1 and R2
+// count only with branches (a linear FIR stores them but does not use them)
+// and R2 only with feedback.
 func (s Structure) Memory() int {
-	m := s.Taps
-	for _, v := range []int{s.R1, s.R2, s.LinearTaps} {
-		if v > m {
-			m = v
+	m := s.LinearTaps
+	if s.Branches > 0 {
+		m = max(m, s.Taps, s.R1)
+		if s.Feedback {
+			m = max(m, s.R2)
 		}
 	}
 	return m

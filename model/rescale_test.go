@@ -83,3 +83,20 @@ func TestRescale(t *testing.T) {
 		}
 	}
 }
+
+func TestMemory(t *testing.T) {
+	for _, c := range []struct {
+		s    Structure
+		want int
+	}{
+		{Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Feedback: true}, 50},
+		{Structure{Branches: 3, Taps: 100, R1: 150, R2: 160, Feedback: true, LinearTaps: 500}, 500},
+		{Structure{Branches: 3, Taps: 10, R1: 20, R2: 30, Feedback: true}, 30},
+		{Structure{Branches: 3, Taps: 10, R1: 20, R2: 30}, 20},               // R2 unused without feedback
+		{Structure{Branches: 0, Taps: 50, R1: 1, R2: 1, LinearTaps: 10}, 10}, // a linear FIR stores but does not use the rest
+	} {
+		if got := c.s.Memory(); got != c.want {
+			t.Errorf("%+v: memory %d, want %d", c.s, got, c.want)
+		}
+	}
+}

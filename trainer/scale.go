@@ -83,7 +83,7 @@ func scaled(d *data.Dataset, a, b float64) *data.Dataset {
 	}
 	c := &data.Dataset{Name: d.Name, Ts: d.Ts, Batches: make([]data.Batch, len(d.Batches))}
 	for i, bt := range d.Batches {
-		c.Batches[i] = data.Batch{U: mul(bt.U, a), Y: mul(bt.Y, b), YClean: mul(bt.YClean, b)}
+		c.Batches[i] = data.Batch{U: mul(bt.U, a), Y: mul(bt.Y, b), YClean: mul(bt.YClean, b), Label: bt.Label, Line: bt.Line}
 	}
 	return c
 }

@@ -145,3 +145,10 @@ func checkEquivariant(t *testing.T, cfg Config, train, val *data.Dataset) {
 		t.Error("scale none on the scaled data gave the auto model: the data's units had no effect")
 	}
 }
+
+func TestScaledKeepsNames(t *testing.T) {
+	d := &data.Dataset{Batches: []data.Batch{{U: []float64{1, 2}, Y: []float64{3, 4}, Label: "105", Line: 1502}}}
+	if b := scaled(d, 2, 4).Batches[0]; b.Label != "105" || b.Line != 1502 || b.U[1] != 4 || b.Y[1] != 16 {
+		t.Errorf("scaled batch %+v", b)
+	}
+}

@@ -1321,7 +1321,7 @@ func TestScaleUnits(t *testing.T) {
 		t.Errorf("--scale none in other units fits %.2f%%, the original %.2f%%: the control shows no effect of units", bare, ref)
 	}
 	args := append([]string{"train", "--data", other, "--out", filepath.Join(dir, "n.json")}, fir...)
-	if text := mustRun(t, args...); !strings.Contains(text, "--scale auto: training on u×1024 and y×0.0009765625") {
+	if text := mustRun(t, args...); !strings.Contains(text, "--scale auto: training on u×2^10 and y×2^-10") {
 		t.Errorf("no note on the scaling:\n%s", text)
 	}
 	r := decode(t, mustRun(t, append(args, "--json")...))
@@ -1449,4 +1449,63 @@ func TestDataNotes(t *testing.T) {
 	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: math.NaN()}); len(n) != 0 {
 		t.Errorf("no validation Fit: notes %q", n)
 	}
+}
+
+// TestTrainDataEdges: an output that is zero everywhere (training data or
+// every validation batch) is bad input, named; zero validation batches
+// among others are named as left out; --scale none on data far from the
+// defaults' scale says so; a linear FIR's memory is its own taps, so
+// batches shorter than the (unused) --taps default train.
+func TestTrainDataEdges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, d *data.Dataset) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := data.WriteCSV(p, d); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	orig := genData(t, dir, 6, "1")
+	d, err := data.ReadFile(orig, data.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeroed := func(which ...int) *data.Dataset {
+		c := &data.Dataset{Name: d.Name, Ts: d.Ts}
+		for i, b := range d.Batches {
+			nb := data.Batch{U: b.U, Y: append([]float64(nil), b.Y...)}
+			if slices.Contains(which, i) {
+				clear(nb.Y)
+			}
+			c.Batches = append(c.Batches, nb)
+		}
+		return c
+	}
+	fir := []string{"--branches", "0", "--linear-taps", "20", "--out", filepath.Join(dir, "m.json")}
+	if code, _, errOut := cli(t, append([]string{"train", "--data", write("zero.csv", zeroed(0, 1, 2, 3, 4, 5))}, fir...)...); code != 2 || !strings.Contains(errOut, "output \"y\" is zero in every sample") {
+		t.Errorf("all-zero output: exit %d, %q", code, errOut)
+	}
+	allZeroVal := write("zval.csv", zeroed(0, 1, 2, 3, 4, 5))
+	if code, _, errOut := cli(t, append([]string{"train", "--data", orig, "--val", allZeroVal}, fir...)...); code != 2 || !strings.Contains(errOut, "--val "+allZeroVal+": the output is zero in every batch") {
+		t.Errorf("all-zero validation output: exit %d, %q", code, errOut)
+	}
+	someZeroVal := write("sval.csv", zeroed(2))
+	if out := mustRun(t, append([]string{"train", "--data", orig, "--val", someZeroVal}, fir...)...); !strings.Contains(out, `left out of every validation score, their output being zero (Fit undefined): batch "2" (from line`) {
+		t.Errorf("a zero validation batch is not named:\n%s", out)
+	}
+	small := zeroed()
+	for _, b := range small.Batches {
+		for i := range b.Y {
+			b.Y[i] *= 1e-6
+		}
+	}
+	if out := mustRun(t, append([]string{"train", "--data", write("small.csv", small), "--scale", "none"}, fir...)...); !strings.Contains(out, "--scale auto would multiply u by 1 and y by 2^20") {
+		t.Errorf("no note on --scale none far from the defaults' scale:\n%s", out)
+	}
+	short := &data.Dataset{Name: "short"}
+	for _, b := range d.Batches {
+		short.Batches = append(short.Batches, data.Batch{U: b.U[:30], Y: b.Y[:30]})
+	}
+	mustRun(t, "train", "--data", write("short.csv", short), "--branches", "0", "--linear-taps", "10", "--quiet", "--out", filepath.Join(dir, "s.json"))
 }

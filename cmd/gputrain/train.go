@@ -333,6 +333,38 @@ func zeroInput(d *data.Dataset) bool {
 	return true
 }
 
+// pow2Text writes a power of two as 2^k (and 1 as 1).
+func pow2Text(f float64) string {
+	if f == 1 {
+		return "1"
+	}
+	return fmt.Sprintf("2^%d", int(math.Round(math.Log2(f))))
+}
+
+// zeroScored returns the names of the batches of d whose scored output
+// (y_clean where known, else y) is zero from sample skip on: their Fit is
+// undefined, so validation leaves them out.
+func zeroScored(d *data.Dataset, skip int) []string {
+	var names []string
+	for i, b := range d.Batches {
+		y := b.Y
+		if b.YClean != nil {
+			y = b.YClean
+		}
+		zero := true
+		for _, v := range y[min(skip, len(y)):] {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			names = append(names, b.Name(i))
+		}
+	}
+	return names
+}
+
 // checkOutDir fails early when path, a directory the command will create
 // if needed, exists as something else.
 func checkOutDir(flagName, path string) error {
@@ -578,6 +610,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// information, and a "trained" model would be all zeros.
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
+	if z := zeroScored(trainSet, 0); len(z) == trainSet.Len() {
+		return usagef("--data %s: the output %q is zero in every sample; nothing can be identified from it", dataPath, cols.y)
+	}
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
 	prog.setMonitor(cfg.Monitor)
 	check, dataNotes := checkData(e.ctx, trainSet, cfg)
@@ -625,9 +660,23 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		extra["val"] = valPath
 	}
 	scaleU, scaleY := 1.0, 1.0
-	if cfg.Scale == "auto" {
-		if scaleU, scaleY = trainer.AutoScale(trainSet); scaleU != 1 || scaleY != 1 {
-			prog.note("note: --scale auto: training on u×%g and y×%g, which bring their RMS near that of the mass-spring-damper data the defaults were chosen for; --rho, --eps, --gamma-g and the clips apply to the scaled data, and the model is written in your data's units (--scale none: settings in your data's units)", scaleU, scaleY)
+	if a, b := trainer.AutoScale(trainSet); cfg.Scale == "auto" {
+		if scaleU, scaleY = a, b; a != 1 || b != 1 {
+			prog.note("note: --scale auto: training on u×%s and y×%s, which bring their RMS near that of the mass-spring-damper data the defaults were chosen for; --rho, --eps, --gamma-g and the clips apply to the scaled data, and the model is written in your data's units (--scale none: settings in your data's units)", pow2Text(a), pow2Text(b))
+		}
+	} else if far := func(f float64) bool { return f < 1.0/64 || f > 64 }; far(a) || far(b) {
+		prog.note("note: --scale none: the data are far from the scale the defaults were chosen for (--scale auto would multiply u by %s and y by %s), so the defaults of --rho, --eps, --gamma-g and the clips, in your data's units, may set the model instead of the data, and Adam's steps may stall on a loss of this size; give them for your data, or use --scale auto", pow2Text(a), pow2Text(b))
+	}
+	if valSet != nil {
+		name := "the held-out part of --data"
+		if valPath != "" {
+			name = "--val " + valPath
+		}
+		switch z := zeroScored(valSet, cfg.ValSkip); {
+		case len(z) == valSet.Len():
+			return usagef("%s: the output is zero in every batch (from sample %d on), so no validation Fit is defined; give validation data whose output is not zero", name, cfg.ValSkip)
+		case len(z) > 0:
+			prog.note("note: left out of every validation score, their output being zero (Fit undefined): %s of %s", strings.Join(z, ", "), name)
 		}
 	}
 	if plotDir != "" {
