@@ -19,16 +19,17 @@ type DataCheck struct {
 	// has Σ_{t≤τ} u(t)·y(t) ≥ 0 in every record, so a negative Supply means
 	// that the data, as given, are not those of a passive plant from u to y
 	// (a flipped sign, or an output not collocated with the input).
-	Supply float64
+	Supply float64 `json:"supply"`
 	// NegativeBatches counts the batches whose own Σ u·y is negative.
-	NegativeBatches, Batches int
+	NegativeBatches int `json:"negative_batches"`
+	Batches         int `json:"batches"`
 	// Offset is the mean of y − ŷ over rms(y), where ŷ is the output of the
 	// least-squares linear FIR of OffsetTaps taps without passivity
 	// constraint: the part of y's mean that no operator mapping u = 0 to
 	// y = 0, passive or not, explains. A sensor bias shows here. It is
 	// computed on the first 2^21 samples.
-	Offset     float64
-	OffsetTaps int
+	Offset     float64 `json:"offset"`
+	OffsetTaps int     `json:"offset_taps"`
 }
 
 // OffsetNote is the |DataCheck.Offset| from which gputrain train warns of an

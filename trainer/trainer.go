@@ -88,6 +88,8 @@ type session struct {
 	ridge  float64 // ridgeRatio of the last θ_G step
 	best   *model.NFIR
 	bestV  float64
+	// lastEval is the last iteration evaluated (−1: none yet).
+	lastEval int
 }
 
 // traj holds a data set's trajectories with their precomputed open-loop
@@ -158,7 +160,7 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 			}
 		}
 	}
-	s := &session{cfg: cfg, start: time.Now(), bestV: math.Inf(-1)}
+	s := &session{cfg: cfg, start: time.Now(), bestV: math.Inf(-1), lastEval: -1}
 	s.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	var err error
 	if s.be, err = backend(cfg); err != nil {
@@ -245,7 +247,8 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		TapsAtBound: tapsAtBound(s.best, cfg),
 		RidgeRatio:  s.ridge,
 	}
-	s.emit(Event{Stage: "done", Iter: cfg.Iters - 1, ValFit: s.bestV})
+	// the last iteration evaluated: an interrupted run did not reach cfg.Iters
+	s.emit(Event{Stage: "done", Iter: max(s.lastEval, 0), ValFit: s.bestV})
 	return res, runErr
 }
 
@@ -808,6 +811,7 @@ func mse(a, b []float64) float64 {
 // evaluate scores the current model on validation data in closed loop and
 // keeps it when it is the best so far.
 func (s *session) evaluate(k int) error {
+	s.lastEval = k
 	if err := s.m.Lift.SetFlat(s.theta); err != nil {
 		return err
 	}

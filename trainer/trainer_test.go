@@ -399,6 +399,9 @@ func TestCancelDuringThetaG(t *testing.T) {
 			t.Fatalf("the θ_G step of iteration 2 finished after the cancellation: %s", e)
 		}
 	}
+	if last := events[len(events)-1]; last.Stage != "done" || last.Iter != 0 {
+		t.Errorf("the last event is %s; want done for iteration 1, the last one evaluated", last)
+	}
 	if res == nil || !res.Cert.Passive || res.Model.Check() != nil {
 		t.Fatalf("no valid passive model after cancel: %+v", res)
 	}

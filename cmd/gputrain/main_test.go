@@ -1375,8 +1375,8 @@ func TestAutoDecay(t *testing.T) {
 		return decode(t, mustRun(t, append([]string{"train", "--data", path, "--branches", "0", "--linear-taps", "300", "--out", out, "--json"}, flags...)...))
 	}
 	fixed, auto := train("--decay", "0.93"), train()
-	if st := storedTraining(t, out); st["decay"] != math.Pow(paper, 50.0/300) {
-		t.Errorf("stored decay %v, want %v", st["decay"], math.Pow(paper, 50.0/300))
+	if st := storedTraining(t, out); st["decay"] != "auto" {
+		t.Errorf("stored decay %v, want auto (resolved per filter length when the object is reused as --config)", st["decay"])
 	}
 	fa, ff := auto["best_val_fit"].(float64), fixed["best_val_fit"].(float64)
 	t.Logf("validation Fit: --decay auto %.4f%% (%v taps at the bound), 0.93 %.2f%% (%v)", fa, auto["taps_at_bound"], ff, fixed["taps_at_bound"])
@@ -1434,7 +1434,7 @@ func TestDataNotes(t *testing.T) {
 		if c.want != "" && !strings.Contains(notes, c.want) {
 			t.Errorf("%s: notes %s, want one on %q", c.path, notes, c.want)
 		}
-		if _, ok := r["data_check"].(map[string]any)["Supply"]; !ok {
+		if _, ok := r["data_check"].(map[string]any)["supply"]; !ok {
 			t.Errorf("%s: --json data_check %v", c.path, r["data_check"])
 		}
 		if c.want != "" {

@@ -634,6 +634,11 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		}
 	}
 	extra := map[string]any{"data": dataPath, "u": cols.u, "y": cols.y}
+	if h.decay.auto() {
+		// as given: a training object reused as --config for other filter
+		// lengths then stretches the bound again (0.93^(50/L))
+		extra["decay"] = "auto"
+	}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {
@@ -700,6 +705,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
 			"scale":      map[string]any{"mode": orNone(cfg.Scale), "u": scaleU, "y": scaleY},
 			"data_check": check,
+			"decay":      cfg.Decay, // resolved (--decay auto is stored as "auto" in the model)
 			"notes":      append(append([]string{}, dataNotes...), notes...),
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
@@ -757,7 +763,7 @@ func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 	if n := res.TapsAtBound; n > 0 {
 		st := cfg.Structure
 		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
-		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
+		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%.4g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
 			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
 	}
 	if r := res.RidgeRatio; r >= trainer.RidgeNote {
