@@ -1443,10 +1443,10 @@ func TestDataNotes(t *testing.T) {
 			}
 		}
 	}
-	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: -12}); len(n) != 1 || !strings.Contains(n[0], "below 0") {
+	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: -12}, 1); len(n) != 1 || !strings.Contains(n[0], "below 0") {
 		t.Errorf("validation Fit −12%%: notes %q", n)
 	}
-	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: math.NaN()}); len(n) != 0 {
+	if n := resultNotes(trainer.DefaultConfig(), &trainer.Result{BestValFit: math.NaN()}, 1); len(n) != 0 {
 		t.Errorf("no validation Fit: notes %q", n)
 	}
 }
@@ -1500,8 +1500,17 @@ func TestTrainDataEdges(t *testing.T) {
 			b.Y[i] *= 1e-6
 		}
 	}
-	if out := mustRun(t, append([]string{"train", "--data", write("small.csv", small), "--scale", "none"}, fir...)...); !strings.Contains(out, "--scale auto would multiply u by 1 and y by 2^20") {
+	smallPath := write("small.csv", small)
+	if out := mustRun(t, append([]string{"train", "--data", smallPath, "--scale", "none"}, fir...)...); !strings.Contains(out, "--scale auto would multiply u by 1 and y by 2^20") {
 		t.Errorf("no note on --scale none far from the defaults' scale:\n%s", out)
+	}
+	// there the sampled margin, in the data's units, is the whole response: a note names --eps
+	sampled := append([]string{"train", "--data", smallPath, "--scale", "none", "--passivity", "sampled"}, fir...)
+	if out := mustRun(t, sampled...); !strings.Contains(out, "--eps 0.01 sets the taps rather than the data") {
+		t.Errorf("no note on --eps:\n%s", out)
+	}
+	if out := mustRun(t, append([]string{"train", "--data", smallPath, "--passivity", "sampled"}, fir...)...); strings.Contains(out, "sets the taps rather than the data") {
+		t.Errorf("a note on --eps with --scale auto:\n%s", out)
 	}
 	short := &data.Dataset{Name: "short"}
 	for _, b := range d.Batches {

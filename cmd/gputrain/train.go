@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
@@ -695,7 +696,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		settings: settings(cfg, extra), prog: prog})
 	var notes []string // after training; the data's notes were shown before it
 	if oc.res != nil {
-		notes = resultNotes(cfg, oc.res)
+		notes = resultNotes(cfg, oc.res, scaleU/scaleY)
 	}
 	if jsonOut && oc.res != nil {
 		r := map[string]any{
@@ -755,7 +756,10 @@ func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*train
 // resultNotes are the advice a finished run gives on its settings: taps held
 // at the decay bound, and a ridge that outweighs the data. Each names a value
 // to try.
-func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
+//
+// toData converts taps of the scaled data to the data's units (the trainer's
+// factors a/b with --scale auto, 1 otherwise); the model is in the data's.
+func resultNotes(cfg trainer.Config, res *trainer.Result, toData float64) []string {
 	var notes []string
 	if f := res.BestValFit; f < 0 {
 		notes = append(notes, fmt.Sprintf("the validation Fit is %.3g%%, below 0: the model's output is further from y than zero is; look at the notes on the data above, at the model's memory (--taps, --linear-taps) against the plant's, and at the training budget (--iters, --epochs)", f))
@@ -766,6 +770,11 @@ func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%.4g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
 			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
 	}
+	if cfg.Passivity == "sampled" && cfg.Eps > 0 && res.Model != nil && heldAtMargin(res.Model, cfg.Eps/2*toData) {
+		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.Eps*1e-3, 'g', 1, 64), 64)
+		notes = append(notes, fmt.Sprintf("--eps %g sets the taps rather than the data: every FIR's Re G stays below twice its margin eps/2 = %g at every frequency; eps is in units of output per input%s; lower it (for example --eps %g)",
+			cfg.Eps, cfg.Eps/2, unitsOf(cfg), suggest))
+	}
 	if r := res.RidgeRatio; r >= trainer.RidgeNote {
 		// to a ratio of 1e-3, about the robot's most regularized setting
 		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
@@ -773,6 +782,32 @@ func resultNotes(cfg trainer.Config, res *trainer.Result) []string {
 			cfg.GammaG, r, unitsOf(cfg), suggest))
 	}
 	return notes
+}
+
+// heldAtMargin reports whether every FIR of m has Re G(e^{iω}) < 2·margin at
+// every frequency: the sampled constraint Re G ≥ margin, not the data, then
+// shapes them all (a margin in the wrong units makes the model a static gain).
+func heldAtMargin(m *model.NFIR, margin float64) bool {
+	firs := [][]float64{m.Lin}
+	for j := range m.Branches {
+		firs = append(firs, m.Branch(j))
+	}
+	any := false
+	for _, g := range firs {
+		if len(g) == 0 {
+			continue
+		}
+		neg := make([]float64, len(g))
+		for k, v := range g {
+			neg[k] = -v
+		}
+		c, err := convex.Certify(neg) // min of −Re G: −MinRe bounds max Re G from above
+		if err != nil || -c.MinRe >= 2*margin {
+			return false
+		}
+		any = true
+	}
+	return any
 }
 
 // unitsOf says, in a note on a setting, which data its units are those of.
