@@ -199,7 +199,7 @@ func (c *Config) Check() error {
 
 // Event is one line of training progress.
 type Event struct {
-	Stage    string        `json:"stage"` // theta_g, adam, bptt, eval (ren: the REN baseline's epochs, in experiments)
+	Stage    string        `json:"stage"` // solve (a θ_G step begins: Progress only, not History), theta_g, adam, bptt, eval, done (ren: the REN baseline's epochs, in experiments)
 	Iter     int           `json:"iter"`
 	Epoch    int           `json:"epoch,omitempty"`
 	Epochs   int           `json:"epochs,omitempty"`
@@ -230,6 +230,10 @@ func (e Event) String() string {
 			return "      –"
 		}
 		return fmt.Sprintf("%6.2f%%", v)
+	}
+	if e.Stage == "solve" {
+		// the start of a θ_G step: its size only, no figures yet
+		return fmt.Sprintf("%s  %s  %6.1fs", s, e.Note, e.Elapsed.Seconds())
 	}
 	if e.Stage == "eval" || e.Stage == "done" {
 		// These events score a model; they carry no training loss.

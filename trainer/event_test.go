@@ -19,6 +19,8 @@ func TestEventString(t *testing.T) {
 			"eval    member 2/5 iter 4  closed-loop val fit  88.25%     1.0s"},
 		{Event{Stage: "done", Iter: 3, ValFit: 88.25, TrainFit: math.NaN()},
 			"done    iter 4  closed-loop val fit  88.25%     0.0s"},
+		{Event{Stage: "solve", Iter: 1, Loss: math.NaN(), Note: "θ_G step: 500 taps, exact passivity", Elapsed: 2 * time.Second},
+			"solve   iter 2  θ_G step: 500 taps, exact passivity     2.0s"},
 	} {
 		if got := tc.ev.String(); got != tc.want {
 			t.Errorf("%s event:\n got %q\nwant %q", tc.ev.Stage, got, tc.want)

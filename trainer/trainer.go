@@ -305,6 +305,15 @@ func (t *traj) batch(idx []int) *graph.Batch {
 	return &graph.Batch{Seqs: seqs, X: x, U: u, Y: y}
 }
 
+// announce sends e to Config.Progress without recording it in the history:
+// the start of a long step, so that a minutes-long θ_G solve is not silence.
+func (s *session) announce(e Event) {
+	e.Elapsed = time.Since(s.start)
+	if s.cfg.Progress != nil {
+		s.cfg.Progress(e)
+	}
+}
+
 func (s *session) emit(e Event) {
 	e.Elapsed = time.Since(s.start)
 	s.hist = append(s.hist, e)
@@ -395,6 +404,12 @@ func (s *session) thetaG(ctx context.Context, k int) error {
 		}
 		cands = append(cands, cand{"closed", cl})
 	}
+	solves := ""
+	if len(cands) > 1 {
+		solves = fmt.Sprintf(", %d candidate gain sets", len(cands))
+	}
+	s.announce(Event{Stage: "solve", Iter: k, Loss: math.NaN(), TrainFit: math.NaN(), ValFit: math.NaN(),
+		Note: fmt.Sprintf("θ_G step: %d taps, %s passivity%s", st.Branches*st.Taps+st.LinearTaps, s.cfg.Passivity, solves)})
 	var best gStep
 	bestErr, bestName := math.Inf(1), ""
 	var scores []string

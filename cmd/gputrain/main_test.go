@@ -732,6 +732,16 @@ func TestProgressModes(t *testing.T) {
 	if !strings.Contains(s, "open-loop val fit") || !strings.Contains(s, "eval    iter 1/1 closed-loop val fit") {
 		t.Errorf("validation Fits not named:\n%s", s)
 	}
+	// the start of a θ_G step is a line of its own, in both modes
+	for _, bar := range []bool{false, true} {
+		b.Reset()
+		p = &progress{w: &b, iters: 2, bar: bar}
+		p.event(trainer.Event{Stage: "solve", Iter: 1, Note: "θ_G step: 3000 taps, exact passivity"})
+		p.finish()
+		if s := b.String(); !strings.Contains(s, "theta_g iter 2/2 θ_G step: 3000 taps, exact passivity ...") || !strings.HasSuffix(s, "\n") {
+			t.Errorf("bar %v: θ_G start %q", bar, s)
+		}
+	}
 }
 
 // TestDeviceCUDAWithoutCUDA: asking a binary without CUDA support for the

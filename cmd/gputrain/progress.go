@@ -132,6 +132,8 @@ func (p *progress) event(ev trainer.Event) {
 			note = "  " + ev.Note
 		}
 		switch ev.Stage {
+		case "solve": // a θ_G step begins: what it solves, so that a long one is not silence
+			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s %s ...\n", ev.Elapsed.Seconds(), "theta_g", p.iterText(ev), ev.Note)
 		case "eval", "done": // scores only: the closed-loop validation Fit
 			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s closed-loop val fit %s%s\n",
 				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), fitText(ev.ValFit), note)
@@ -162,7 +164,9 @@ func (p *progress) event(ev trainer.Event) {
 		done := min(width, (ev.Epoch+1)*width/ev.Epochs)
 		bar = fmt.Sprintf(" [%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), ev.Epoch+1, ev.Epochs)
 	}
-	if ev.Stage == "eval" || ev.Stage == "done" {
+	if ev.Stage == "solve" {
+		fmt.Fprintf(p.w, "\r%-7s %s %s ... %6.1fs\x1b[K", "theta_g", p.iterText(ev), ev.Note, ev.Elapsed.Seconds())
+	} else if ev.Stage == "eval" || ev.Stage == "done" {
 		fmt.Fprintf(p.w, "\r%-7s %s closed-loop val fit %s %6.1fs\x1b[K",
 			ev.Stage, p.iterText(ev), strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
 	} else {
