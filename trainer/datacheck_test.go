@@ -65,6 +65,19 @@ func TestCheckData(t *testing.T) {
 		if all := got.NegativeBatches == got.Batches; all != c.allNegative {
 			t.Errorf("%s: %d of %d batches with negative supply", c.name, got.NegativeBatches, got.Batches)
 		}
+		if got.DipBatches != 0 && !c.allNegative {
+			t.Errorf("%s: %d of %d batches dip (lowest %.3g)", c.name, got.DipBatches, got.Batches, got.Dip)
+		}
+	}
+	// Energy given back partway: Σu·y runs −1, −2, 1, 4, so the record ends
+	// positive (4/(2·√20) = 0.447) after a dip to −2/(2·√20) = −0.224.
+	dip := &data.Dataset{Batches: []data.Batch{{U: []float64{1, 1, 1, 1}, Y: []float64{-1, -1, 3, 3}}, {U: []float64{1, 1}, Y: []float64{1, 1}}}}
+	got, err := CheckData(context.Background(), dip, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DipBatches != 1 || math.Abs(got.Dip+2/(2*math.Sqrt(20))) > 1e-15 || got.NegativeBatches != 0 || !(got.Supply > 0) {
+		t.Errorf("a record that gives energy back partway: %+v", got)
 	}
 	if _, err := CheckData(context.Background(), &data.Dataset{}, 10); !errors.Is(err, ErrConfig) {
 		t.Errorf("no batches: err %v, want ErrConfig", err)

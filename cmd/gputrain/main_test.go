@@ -1528,3 +1528,30 @@ func TestTrainDataEdges(t *testing.T) {
 	}
 	mustRun(t, "train", "--data", write("short.csv", short), "--branches", "0", "--linear-taps", "10", "--quiet", "--out", filepath.Join(dir, "s.json"))
 }
+
+// TestDipNote: records that give energy back partway, in most batches, get
+// a note, even though each record's total supply is positive.
+func TestDipNote(t *testing.T) {
+	dir := t.TempDir()
+	d := &data.Dataset{Name: "dips"}
+	for k := range 8 {
+		u := make([]float64, 200)
+		y := make([]float64, 200)
+		for i := range u {
+			u[i] = math.Sin(0.1*float64(i) + float64(k))
+			y[i] = u[i]
+			if i < 60 {
+				y[i] = -0.8 * u[i] // energy flows out first, then in
+			}
+		}
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
+	}
+	path := filepath.Join(dir, "dips.csv")
+	if err := data.WriteCSV(path, d); err != nil {
+		t.Fatal(err)
+	}
+	r := decode(t, mustRun(t, "train", "--data", path, "--branches", "0", "--linear-taps", "10", "--json", "--out", filepath.Join(dir, "m.json")))
+	if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "falls below zero partway") {
+		t.Errorf("notes %s, want the dip note (data_check %v)", notes, r["data_check"])
+	}
+}

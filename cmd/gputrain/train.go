@@ -744,10 +744,18 @@ func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*train
 		return nil, []string{fmt.Sprintf("the data check did not run: %v", err)}
 	}
 	var notes []string
+	offset := math.Abs(c.Offset) > trainer.OffsetNote
 	if c.Supply < 0 && cfg.Passivity != "none" {
-		notes = append(notes, fmt.Sprintf("the input supplied negative energy: Σu·y = %.3g·‖u‖‖y‖ (%d of %d batches negative), where a passive plant started at rest has Σu·y ≥ 0; a passive model cannot follow these data: check the sign of u or y, and that y is the output collocated with u (velocity for a force, current for a voltage); --passivity none fits without the constraint", c.Supply, c.NegativeBatches, c.Batches))
+		also := ""
+		if offset {
+			also = ", and the offset of y (next note), which alone can make Σu·y negative"
+		}
+		notes = append(notes, fmt.Sprintf("the input supplied negative energy: Σu·y = %.3g·‖u‖‖y‖ (%d of %d batches negative), where a passive plant started at rest has Σu·y ≥ 0; a passive model cannot follow these data: check the sign of u or y, that y is the output collocated with u (velocity for a force, current for a voltage)%s; --passivity none fits without the constraint", c.Supply, c.NegativeBatches, c.Batches, also))
 	}
-	if math.Abs(c.Offset) > trainer.OffsetNote {
+	if c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) > trainer.DipNote*float64(c.Batches) {
+		notes = append(notes, fmt.Sprintf("in %d of %d batches the energy supplied, Σu·y up to t, falls below zero partway (down to %.2g·‖u‖‖y‖): a passive plant can give back only what it stored before the record began, so the plant may not be passive from u to y (an output not collocated with the input, such as position for a force), and a passive model may fit it less well than one without the constraint (--passivity none); compare the two", c.DipBatches, c.Batches, c.Dip))
+	}
+	if offset {
 		notes = append(notes, fmt.Sprintf("y has an offset that no model mapping u = 0 to y = 0 explains: the best linear FIR (%d taps, unconstrained) leaves a mean residual of %.2g·rms(y); if it is a sensor bias, subtract it from y (and any bias of u from u) before training: it costs fit, and Fit then credits the model with the offset (a plant whose response outlasts %d samples shows the same)", c.OffsetTaps, c.Offset, c.OffsetTaps))
 	}
 	return &c, notes
