@@ -55,10 +55,7 @@ func solveScaled(p *Problem, opt *Options, n int, sigma, kappa float64) (*Soluti
 			row[j] *= q
 		}
 	}
-	ps := &Problem{P: P, B: make([]float64, n), GammaG: p.GammaG * q, Blocks: append([]Block(nil), p.Blocks...)}
-	for i, v := range p.B {
-		ps.B[i] = v * r
-	}
+	ps := &Problem{P: P, B: pow2.Scale(p.B, r), GammaG: p.GammaG * q, Blocks: append([]Block(nil), p.Blocks...)}
 	for j := range ps.Blocks {
 		bl := &ps.Blocks[j]
 		bl.Eps, bl.Rho, bl.Margin = bl.Eps/sigma, bl.Rho/sigma, bl.Margin/sigma
@@ -81,20 +78,10 @@ func solveScaled(p *Problem, opt *Options, n int, sigma, kappa float64) (*Soluti
 // right-hand sides, margins and certificates scale by a, the objective by c, multipliers
 // (∂f/∂h) by c/a; frequencies and residuals (relative) stay.
 func convertSolution(s *Solution, a, c float64) *Solution {
-	mul := func(x []float64, f float64) []float64 {
-		if x == nil {
-			return nil
-		}
-		out := make([]float64, len(x))
-		for i, v := range x {
-			out[i] = v * f
-		}
-		return out
-	}
 	out := *s
-	out.X = mul(s.X, a)
+	out.X = pow2.Scale(s.X, a)
 	out.Objective = s.Objective * c
-	out.Shift = mul(s.Shift, a)
+	out.Shift = pow2.Scale(s.Shift, a)
 	out.Certificates = append([]Certificate(nil), s.Certificates...)
 	for i := range out.Certificates {
 		out.Certificates[i].MinRe *= a
@@ -105,7 +92,7 @@ func convertSolution(s *Solution, a, c float64) *Solution {
 	for j, st := range s.State {
 		st.Omega = append([]float64(nil), st.Omega...)
 		st.Samples = append([]int(nil), st.Samples...)
-		st.Z, st.ZUpper, st.ZLower, st.GridZ = mul(st.Z, z), mul(st.ZUpper, z), mul(st.ZLower, z), mul(st.GridZ, z)
+		st.Z, st.ZUpper, st.ZLower, st.GridZ = pow2.Scale(st.Z, z), pow2.Scale(st.ZUpper, z), pow2.Scale(st.ZLower, z), pow2.Scale(st.GridZ, z)
 		st.RHS *= a
 		st.Delta *= a
 		out.State[j] = st

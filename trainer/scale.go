@@ -71,19 +71,9 @@ func scaled(d *data.Dataset, a, b float64) *data.Dataset {
 	if d == nil {
 		return nil
 	}
-	mul := func(x []float64, f float64) []float64 {
-		if x == nil {
-			return nil
-		}
-		out := make([]float64, len(x))
-		for i, v := range x {
-			out[i] = v * f
-		}
-		return out
-	}
 	c := &data.Dataset{Name: d.Name, Ts: d.Ts, Batches: make([]data.Batch, len(d.Batches))}
 	for i, bt := range d.Batches {
-		c.Batches[i] = data.Batch{U: mul(bt.U, a), Y: mul(bt.Y, b), YClean: mul(bt.YClean, b), Label: bt.Label, Line: bt.Line}
+		c.Batches[i] = data.Batch{U: pow2.Scale(bt.U, a), Y: pow2.Scale(bt.Y, b), YClean: pow2.Scale(bt.YClean, b), Label: bt.Label, Line: bt.Line}
 	}
 	return c
 }

@@ -16,3 +16,16 @@ func NearestRatio(num, den float64) float64 {
 	e := math.Round(math.Log2(num) - math.Log2(den))
 	return math.Ldexp(1, int(math.Max(-1022, math.Min(1023, e))))
 }
+
+// Scale returns a copy of x with every element multiplied by f (nil for nil); exact when f is a
+// power of two.
+func Scale(x []float64, f float64) []float64 {
+	if x == nil {
+		return nil
+	}
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = v * f
+	}
+	return out
+}

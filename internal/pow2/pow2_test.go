@@ -22,3 +22,14 @@ func TestNearestRatio(t *testing.T) {
 		}
 	}
 }
+
+func TestScale(t *testing.T) {
+	if Scale(nil, 2) != nil {
+		t.Error("Scale(nil) is not nil")
+	}
+	x := []float64{1, -3, 0.5}
+	y := Scale(x, 0x1p-3)
+	if y[0] != 0.125 || y[1] != -0.375 || y[2] != 0.0625 || x[0] != 1 {
+		t.Errorf("Scale(%v, 1/8) = %v", x, y)
+	}
+}
