@@ -30,7 +30,9 @@ type Result struct {
 	BestValFit float64 // median closed-loop validation Fit of the returned model (NaN without validation data)
 	// TapsAtBound counts the taps of the returned model that end on their
 	// decay bound |g(k)| ≤ Rho·Decay^k (summed over the members of a mean):
-	// the bound is in the data's units, and where it binds it limits the fit.
+	// the bound is in the units the taps are fitted in (the scaled data's
+	// with Scale "auto", counted before the model is converted back), and
+	// where it binds it limits the fit.
 	TapsAtBound int
 	// RidgeRatio is γ_G over the mean diagonal of the last θ_G step's Gram
 	// matrix (the largest over the members of a mean). γ_G is in the units of
@@ -436,9 +438,10 @@ func (s *session) thetaG(ctx context.Context, k int) error {
 	s.warm = best.warm
 	note := best.note
 	if n := tapsAtBound(s.m, s.cfg); n > 0 {
-		// The bound is in the data's units (output per input): for a plant
-		// whose gain differs from the paper's, it can limit the fit.
-		note = strings.TrimSpace(fmt.Sprintf("%s %d taps at the decay bound %g·%g^k (a larger rho loosens it)", note, n, s.cfg.Rho, s.cfg.Decay))
+		// The bound is in the units the taps are fitted in (output per
+		// input): for a plant of another gain or memory than the
+		// paper's, it can limit the fit.
+		note = strings.TrimSpace(fmt.Sprintf("%s %d taps at the decay bound %g·%.4g^k (a larger rho or decay loosens it)", note, n, s.cfg.Rho, s.cfg.Decay))
 	}
 	if len(scores) > 1 {
 		note = strings.TrimSpace(fmt.Sprintf("%s gains kept (closed-loop error: %s) %s", bestName, strings.Join(scores, ", "), note))
