@@ -246,3 +246,20 @@ func (e Event) String() string {
 	}
 	return s
 }
+
+// AutoDecay is the decay rate of --decay auto: the paper's 0.93 over its
+// 50 taps, stretched to the longest filter of s so that the bound falls by
+// the same factor, 0.93^50 ≈ 2.7%, over the filter's length (the paper's
+// robot FIR, 500 taps, used 0.99). A fixed rate would cut long filters
+// short: 0.93^300 ≈ 4e-10.
+func AutoDecay(s model.Structure) float64 {
+	L := s.LinearTaps
+	if s.Branches > 0 {
+		L = max(L, s.Taps)
+	}
+	paper := DefaultConfig().Decay // 0.93, for 50 taps
+	if L < 1 {
+		return paper
+	}
+	return math.Pow(paper, 50/float64(L))
+}

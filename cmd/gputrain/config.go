@@ -53,6 +53,9 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if k == searchKey {
+			continue // a model file's record of its structure search, not a setting
+		}
 		name := strings.TrimLeft(k, "-")
 		f := fs.Lookup(name)
 		if f == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
@@ -188,22 +189,16 @@ func (h *hyper) resolve() (trainer.Config, error) {
 	return c, nil
 }
 
-// autoDecay is the decay rate of --decay auto: the paper's 0.93 over its
-// 50 taps, stretched to the longest filter of s so that the bound falls by
-// the same factor, 0.93^50 ≈ 2.7%, over the filter's length (the paper's
-// robot FIR, 500 taps, used 0.99). A fixed rate would cut long filters
-// short: 0.93^300 ≈ 4e-10.
-func autoDecay(s model.Structure) float64 {
-	L := s.LinearTaps
-	if s.Branches > 0 {
-		L = max(L, s.Taps)
-	}
-	paper := trainer.DefaultConfig().Decay // 0.93, for 50 taps
-	if L < 1 {
-		return paper
-	}
-	return math.Pow(paper, 50/float64(L))
-}
+// searchMinLen is the shortest record a structure search accepts: its
+// filters are fitted to the records it gets (at most half their length).
+const searchMinLen = 16
+
+// searchLeadIn is the unscored lead-in of a validation tail held out of a
+// record for a search: long enough for the longer filters it tries.
+const searchLeadIn = 256
+
+// autoDecay is the decay rate of --decay auto (trainer.AutoDecay).
+func autoDecay(s model.Structure) float64 { return trainer.AutoDecay(s) }
 
 // orGlorot names the default initialization, which trainer.Config spells "".
 func orGlorot(init string) string {
@@ -477,11 +472,60 @@ type trainJob struct {
 	plotDir    string          // "" for no plots
 	settings   json.RawMessage // stored as the model's training object
 	prog       *progress
+	// search, when set, chooses the structure (package search) instead of
+	// training cfg's; settings are then made for the chosen one.
+	search *searchJob
+}
+
+// searchJob is a structure search within a training run.
+type searchJob struct {
+	fixed search.Fixed
+	opt   search.Options
+	extra map[string]any  // settings' extra keys (data paths, columns)
+	res   *search.Result // after the run
+}
+
+// fit runs the search, or trains cfg when there is none.
+func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Result, trainer.Config, error) {
+	if job.search == nil {
+		res, err := trainer.Train(ctx, cfg, job.train, job.val)
+		return res, cfg, err
+	}
+	sj := job.search
+	opt := sj.opt
+	if p := job.prog; p != nil {
+		opt.Progress = func(ev search.Event) { p.note("%s", ev) }
+	}
+	sr, err := search.Select(ctx, cfg, sj.fixed, opt, job.train, job.val)
+	if sr == nil || sr.Result == nil {
+		return nil, cfg, err
+	}
+	sj.res = sr
+	chosen := sr.Config
+	chosen.Progress = nil
+	extra := maps.Clone(sj.extra)
+	extra[searchKey] = searchSummary(sr)
+	job.settings = settings(chosen, extra)
+	return sr.Result, chosen, err
+}
+
+// searchKey is the training object's record of the structure search: the
+// chosen candidate and the table of all (docs/MODEL_FORMAT.md). --config
+// skips it, so that the training object stays a valid config file.
+const searchKey = "structure_search"
+
+func searchSummary(sr *search.Result) map[string]any {
+	return map[string]any{
+		"chosen": sr.Chosen, "rungs": sr.Rungs,
+		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
+		"candidates": sr.Rows,
+	}
 }
 
 // trainOutcome is what a run produced.
 type trainOutcome struct {
 	res         *trainer.Result
+	cfg         trainer.Config // what was trained: the chosen structure after a search
 	seconds     float64
 	saved       bool
 	interrupted bool
@@ -494,10 +538,13 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 	var out trainOutcome
 	cfg := job.cfg
 	cfg.Progress = job.prog.callback()
+	if job.search != nil {
+		cfg.Progress = nil // the search reports per candidate
+	}
 	start := time.Now()
-	res, err := trainer.Train(e.ctx, cfg, job.train, job.val)
+	res, cfg, err := job.fit(e.ctx, cfg)
 	job.prog.finish()
-	out.res, out.seconds = res, time.Since(start).Seconds()
+	out.res, out.seconds, out.cfg = res, time.Since(start).Seconds(), cfg
 	if errors.Is(err, trainer.ErrConfig) {
 		// Settings that do not fit the data (e.g. --skip longer than a trajectory): bad usage.
 		return out, usagef("%v", err)
@@ -567,6 +614,9 @@ func runTrain(e *env, args []string) error {
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
+	var searchMode search.Mode
+	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
+	budget := fs.Int("budget", 4, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
 	spec := flagSpec{
 		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [flags]",
 		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
@@ -597,8 +647,31 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			return err
 		}
 	}
+	fixed := search.Fixed{Branches: isSet(fs, "branches"), Taps: isSet(fs, "taps"), R1: isSet(fs, "r1"), R2: isSet(fs, "r2"),
+		Hidden: isSet(fs, "hidden"), Feedback: isSet(fs, "feedback") || isSet(fs, "no-feedback"), LinearTaps: isSet(fs, "linear-taps")}
+	searching := searchMode.Searches(fixed)
+	if *budget < 1 {
+		return usagef("--budget %d: must be ≥ 1 (1: every candidate trains once with the full schedule)", *budget)
+	}
+	if searching {
+		// The search's final schedule, unless given: its rungs then cost a
+		// few runs of it (search.DefaultIters).
+		for _, d := range []struct {
+			flag string
+			v    *int
+			def  int
+		}{{"iters", &cfg.Iters, search.DefaultIters}, {"epochs", &cfg.Epochs, search.DefaultEpochs}, {"patience", &cfg.Patience, search.DefaultPatience}} {
+			if !isSet(fs, d.flag) {
+				*d.v = d.def
+			}
+		}
+	}
 	opt := cols.options(ts)
 	mem := cfg.Structure.Memory()
+	if searching {
+		// The search fits its filters to the records it gets.
+		mem = min(mem, searchMinLen)
+	}
 	trainSet, err := readData("data", dataPath, opt, mem)
 	if err != nil {
 		return err
@@ -652,14 +725,18 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.
-			tr, va, ok := holdOutTails(trainSet, tailFraction, mem)
+			lead := mem
+			if searching {
+				lead = searchLeadIn
+			}
+			tr, va, ok := holdOutTails(trainSet, tailFraction, lead)
 			if !ok {
 				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
 				break
 			}
 			// The lead-in is never scored; a longer --val-skip is kept.
-			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, mem)
-			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, mem)
+			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, lead)
+			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, lead)
 		}
 	}
 	if valPath != "" {
@@ -692,11 +769,18 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			return err
 		}
 	}
-	oc, err := runTraining(e, trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
-		settings: settings(cfg, extra), prog: prog})
+	job := trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
+		settings: settings(cfg, extra), prog: prog}
+	if searching && valSet == nil {
+		prog.note("note: no validation data to choose a structure on: training the paper's default structure; give --val FILE")
+	} else if searching {
+		job.search = &searchJob{fixed: fixed, extra: extra,
+			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto()}}
+	}
+	oc, err := runTraining(e, job)
 	var notes []string // after training; the data's notes were shown before it
 	if oc.res != nil {
-		notes = resultNotes(cfg, oc.res, scaleU/scaleY)
+		notes = resultNotes(oc.cfg, oc.res, scaleU/scaleY)
 	}
 	if jsonOut && oc.res != nil {
 		r := map[string]any{
@@ -706,8 +790,11 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
 			"scale":      map[string]any{"mode": orNone(cfg.Scale), "u": scaleU, "y": scaleY},
 			"data_check": check,
-			"decay":      cfg.Decay, // resolved (--decay auto is stored as "auto" in the model)
+			"decay":      oc.cfg.Decay, // resolved (--decay auto is stored as "auto" in the model)
 			"notes":      append(append([]string{}, dataNotes...), notes...),
+		}
+		if job.search != nil && job.search.res != nil {
+			r["structure_search"] = searchSummary(job.search.res)
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err

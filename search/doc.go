@@ -1,0 +1,32 @@
+// Package search chooses an NFIR structure from the data: what
+// `gputrain train` does when the user fixes no structure.
+//
+// The defaults of package trainer are the paper's mass-spring-damper
+// settings, and they serve that plant only: on a plant with longer memory,
+// other nonlinearities or noisy measurements they can lose to a plain
+// passive linear FIR. Select measures instead of guessing, on validation
+// data only, in three steps:
+//
+//  1. The memory. Passive linear FIRs of 8, 16, 32, … taps are fitted (one
+//     convex solve each) and scored on validation; the doubling stops when
+//     two doublings in a row bring no gain. The best length L* is the
+//     linear baseline, and it sets the scale of the memory of everything
+//     that follows.
+//  2. The candidates: NFIR structures around L* (branch taps, a parallel
+//     linear FIR of L* taps that makes the NFIR contain the linear
+//     baseline, FB or FF, the lifting network's windows, branches and
+//     widths), minus the dimensions the user fixed.
+//  3. Successive halving (Jamieson & Talwalkar 2016; the scheduler of
+//     Optuna and Ray Tune): every candidate trains with a short schedule,
+//     the best third goes on with a schedule three times longer, and so on
+//     until one trains with the full schedule. Each rung costs about one
+//     full training run, so a budget of B runs affords B rungs and 3^(B−1)
+//     candidates.
+//
+// Candidates are scored by their median closed-loop Fit on the validation
+// data (the deployed use of a model; for an FB model the open-loop fit can
+// be far higher and misleading), and the linear baseline competes with
+// them: the chosen model's validation Fit is never below the passive FIR's.
+// Every candidate trains with one worker, so a candidate's result does not
+// depend on how many run side by side.
+package search

@@ -1,0 +1,55 @@
+package search
+
+import "fmt"
+
+// Mode says when train searches the structure. It implements flag.Value.
+type Mode int
+
+const (
+	// Auto searches when the user fixes no structure field (the default).
+	Auto Mode = iota
+	// On searches the structure fields the user did not fix.
+	On
+	// Off trains the structure as given, the defaults filling the rest.
+	Off
+)
+
+var modeNames = [...]string{Auto: "auto", On: "on", Off: "off"}
+
+func (m Mode) String() string {
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("Mode(%d)", int(m))
+	}
+	return modeNames[m]
+}
+
+// Set parses "auto", "on" or "off".
+func (m *Mode) Set(s string) error {
+	for i, n := range modeNames {
+		if s == n {
+			*m = Mode(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("want auto, on or off, have %q", s)
+}
+
+// Searches reports whether a run with the given fixed fields searches.
+func (m Mode) Searches(f Fixed) bool {
+	switch m {
+	case On:
+		return !f.All()
+	case Auto:
+		return f == Fixed{}
+	}
+	return false
+}
+
+// The final schedule of a search when the user gives none: shorter than
+// trainer.DefaultConfig's 5 × 1000 epochs (patience 300), which serves one
+// structure, so that the search's rungs cost a few such runs in all.
+const (
+	DefaultIters    = 3
+	DefaultEpochs   = 300
+	DefaultPatience = 100
+)

@@ -1,0 +1,576 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// ErrBudget reports a budget too small for one candidate.
+var ErrBudget = errors.New("search: budget too small")
+
+// Fixed names the structure fields the user chose; Select keeps them as the
+// base configuration has them and searches the others.
+type Fixed struct {
+	Branches, Taps, R1, R2, Hidden, Feedback, LinearTaps bool
+}
+
+// All reports whether every structure field is fixed: nothing to search.
+func (f Fixed) All() bool {
+	return f.Branches && f.Taps && f.R1 && f.R2 && f.Hidden && f.Feedback && f.LinearTaps
+}
+
+// Options bound and report the search.
+type Options struct {
+	// Budget is the number of rungs of successive halving, about the cost
+	// in full training runs: 3^(Budget−1) candidates start (fewer when the
+	// fixed fields leave fewer), each rung keeps the best third and trains
+	// it three times as long. 1: the candidates train once with the full
+	// schedule. Default 4.
+	Budget int
+	// Workers is the number of candidates that train at a time (0:
+	// GOMAXPROCS); each trains on one core, so its result does not depend
+	// on Workers.
+	Workers int
+	// MaxTaps caps the linear FIR's length in the doubling (0: 1024, and at
+	// most half the shortest training record).
+	MaxTaps int
+	// AutoDecay recomputes the decay rate of every candidate's tap bound
+	// for its filter length (trainer.AutoDecay), as --decay auto does.
+	AutoDecay bool
+	// Progress, when set, receives one event per fitted FIR, rung and
+	// candidate.
+	Progress func(Event)
+}
+
+// Event is one line of search progress.
+type Event struct {
+	Stage     string // "plan", "fir", "rung", "candidate", "done"
+	Rung      int    // 0-based
+	Rungs     int
+	Candidate string
+	ValFit    float64
+	Elapsed   time.Duration
+	Note      string
+}
+
+func (e Event) String() string {
+	fit := ""
+	if !math.IsNaN(e.ValFit) {
+		fit = fmt.Sprintf(" closed-loop val fit %6.2f%%", e.ValFit)
+	}
+	head := fmt.Sprintf("[%7.1fs] search  %-9s", e.Elapsed.Seconds(), e.Stage)
+	if e.Stage == "candidate" {
+		head += fmt.Sprintf(" rung %d/%d %s", e.Rung+1, e.Rungs, e.Candidate)
+	} else if e.Candidate != "" {
+		head += " " + e.Candidate
+	}
+	return strings.TrimRight(head+fit+" "+e.Note, " ")
+}
+
+// Row is one candidate's entry in the table of a search: its structure and
+// its score at the last rung it reached. It is what the model file's
+// training.search.candidates lists.
+type Row struct {
+	Name      string          `json:"name"`
+	Structure model.Structure `json:"structure"`
+	Rung      int             `json:"rung"`   // the last rung it trained in, 0-based
+	Iters     int             `json:"iters"`  // its schedule at that rung
+	Epochs    int             `json:"epochs"` // Adam epochs per iteration at that rung
+	ValFit    float64         `json:"val_fit"`
+	Seconds   float64         `json:"seconds"`
+	Error     string          `json:"error,omitempty"`
+	Chosen    bool            `json:"chosen,omitempty"`
+}
+
+// MarshalJSON writes a Fit that was never measured (a failed or
+// interrupted candidate) as null: JSON has no NaN.
+func (r Row) MarshalJSON() ([]byte, error) {
+	type plain Row
+	var fit *float64
+	if !math.IsNaN(r.ValFit) && !math.IsInf(r.ValFit, 0) {
+		fit = &r.ValFit
+	}
+	return json.Marshal(struct {
+		plain
+		ValFit *float64 `json:"val_fit"`
+	}{plain(r), fit})
+}
+
+// Result is the chosen model with the table of every candidate.
+type Result struct {
+	*trainer.Result
+	Config trainer.Config // the chosen candidate's configuration
+	Chosen string         // its name
+	// LinearTaps is the length L* of the best passive linear FIR, and
+	// LinearFit its validation Fit: the baseline the choice never falls below.
+	LinearTaps int
+	LinearFit  float64
+	Rows       []Row
+	Rungs      int
+}
+
+// Plan is what a search will do, known before it starts: enough to state
+// its cost.
+type Plan struct {
+	Rungs      int
+	Candidates int
+	// Epochs is the sum over rungs of candidates × iterations × epochs: the
+	// number of Adam epochs the search may run (early stopping runs fewer),
+	// against FullEpochs for one training run of the final schedule.
+	Epochs, FullEpochs int
+}
+
+func (p Plan) String() string {
+	return fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
+		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
+}
+
+const eta = 3 // successive halving keeps the best 1/eta of each rung
+
+// Select chooses an NFIR structure for train, scored on val (required), as
+// described in the package documentation, and returns the chosen model
+// trained with base's full schedule. base gives every setting; the
+// structure fields that fixed marks are kept. When ctx is cancelled it
+// returns the best model scored so far together with ctx.Err().
+func Select(ctx context.Context, base trainer.Config, fixed Fixed, opt Options, train, val *data.Dataset) (*Result, error) {
+	if val == nil || val.Len() == 0 {
+		return nil, fmt.Errorf("%w: the structure search scores candidates on validation data, and there is none", trainer.ErrConfig)
+	}
+	if opt.Budget == 0 {
+		opt.Budget = 4
+	}
+	if opt.Budget < 1 {
+		return nil, fmt.Errorf("%w: %d rungs; need ≥ 1", ErrBudget, opt.Budget)
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	s := &searcher{base: base, fixed: fixed, opt: opt, train: train, val: val, start: time.Now()}
+	return s.run(ctx)
+}
+
+type searcher struct {
+	base       trainer.Config
+	fixed      Fixed
+	opt        Options
+	train, val *data.Dataset
+	start      time.Time
+}
+
+func (s *searcher) emit(e Event) {
+	if s.opt.Progress != nil {
+		e.Elapsed = time.Since(s.start)
+		s.opt.Progress(e)
+	}
+}
+
+// candidate is one structure under test.
+type candidate struct {
+	name string
+	cfg  trainer.Config
+	row  *Row
+	res  *trainer.Result
+}
+
+func (s *searcher) run(ctx context.Context) (*Result, error) {
+	res := &Result{LinearFit: math.NaN()}
+	// 1. The memory: the best passive linear FIR over a doubling grid.
+	fir, firCfg, err := s.linear(ctx, res)
+	if err != nil && fir == nil {
+		return nil, err
+	}
+	keep := func() (*Result, error) { // the linear FIR alone
+		res.Result, res.Config, res.Chosen = fir, firCfg, res.Rows[firRow(res.Rows)].Name
+		res.Rows[firRow(res.Rows)].Chosen = true
+		return res, err
+	}
+	if err != nil { // interrupted during the doubling
+		return keep()
+	}
+	// 2. The candidates.
+	cands := s.candidates(res.LinearTaps)
+	if len(cands) == 0 {
+		return keep()
+	}
+	rungs := s.opt.Budget
+	for rungs > 1 && pow(eta, rungs-1) > len(cands)*eta {
+		rungs-- // more rungs than the candidates need: spend less
+	}
+	if n := pow(eta, rungs-1); len(cands) > n {
+		cands = cands[:n]
+	}
+	res.Rungs = rungs
+	plan := s.plan(len(cands), rungs)
+	s.emit(Event{Stage: "plan", ValFit: math.NaN(), Note: plan.String()})
+	// 3. Successive halving.
+	alive := cands
+	for r := 0; r < rungs; r++ {
+		cfgR := s.schedule(r, rungs)
+		s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
+			Note: fmt.Sprintf("rung %d/%d: %d candidates, %d iterations × %d epochs each", r+1, rungs, len(alive), cfgR.Iters, cfgR.Epochs)})
+		if err := s.trainRung(ctx, alive, r, rungs); err != nil {
+			return s.finish(res, fir, firCfg, cands, err)
+		}
+		sort.SliceStable(alive, func(i, j int) bool { return better(alive[i].row, alive[j].row) })
+		if r < rungs-1 {
+			n := max(1, len(alive)/eta)
+			alive = alive[:n]
+		}
+	}
+	return s.finish(res, fir, firCfg, cands, nil)
+}
+
+// better orders rows by validation Fit, failed ones last.
+func better(a, b *Row) bool {
+	fa, fb := a.ValFit, b.ValFit
+	if math.IsNaN(fa) {
+		return false
+	}
+	if math.IsNaN(fb) {
+		return true
+	}
+	if a.Rung != b.Rung {
+		return a.Rung > b.Rung
+	}
+	return fa > fb
+}
+
+func firRow(rows []Row) int {
+	best := -1
+	for i, r := range rows {
+		if r.Structure.Branches == 0 && !math.IsNaN(r.ValFit) && (best < 0 || r.ValFit > rows[best].ValFit) {
+			best = i
+		}
+	}
+	return best
+}
+
+// finish picks the best candidate of the highest rung reached, against the
+// linear FIR, and fills the table.
+func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Config, cands []*candidate, runErr error) (*Result, error) {
+	var best *candidate
+	for _, c := range cands {
+		if c.res == nil || math.IsNaN(c.row.ValFit) {
+			continue
+		}
+		if best == nil || better(c.row, best.row) {
+			best = c
+		}
+	}
+	for _, c := range cands {
+		res.Rows = append(res.Rows, *c.row)
+	}
+	if best == nil || !(best.row.ValFit > res.LinearFit) {
+		// Never worse than linear: the passive FIR is itself a candidate.
+		i := firRow(res.Rows)
+		res.Rows[i].Chosen = true
+		res.Result, res.Config, res.Chosen = fir, firCfg, res.Rows[i].Name
+	} else {
+		res.Result, res.Config, res.Chosen = best.res, best.cfg, best.name
+		for i := range res.Rows {
+			if res.Rows[i].Name == best.name {
+				res.Rows[i].Chosen = true
+			}
+		}
+	}
+	s.emit(Event{Stage: "done", Candidate: res.Chosen, ValFit: res.BestValFit, Note: "chosen"})
+	return res, runErr
+}
+
+// linear fits passive linear FIRs of 8, 16, 32, … taps and keeps the best on
+// validation; the doubling stops after two doublings without gain.
+func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, trainer.Config, error) {
+	maxL := s.maxTaps()
+	lens := []int{}
+	if s.fixed.LinearTaps && s.base.Structure.LinearTaps > 0 {
+		lens = append(lens, s.base.Structure.LinearTaps)
+	} else {
+		for L := 8; L <= maxL; L *= 2 {
+			lens = append(lens, L)
+		}
+		if len(lens) == 0 || lens[len(lens)-1] < maxL {
+			lens = append(lens, max(1, maxL)) // the longest the data allow
+		}
+	}
+	var best *trainer.Result
+	var bestCfg trainer.Config
+	worse := 0
+	for _, L := range lens {
+		if err := ctx.Err(); err != nil {
+			return best, bestCfg, err
+		}
+		cfg := s.configFor(model.Structure{LinearTaps: L})
+		cfg.Iters, cfg.Members = 1, 1
+		t0 := time.Now()
+		r, err := trainer.Train(ctx, cfg, s.train, s.val)
+		row := Row{Name: fmt.Sprintf("FIR %d", L), Structure: cfg.Structure, Iters: 1, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
+		if err != nil {
+			if r == nil || ctx.Err() != nil {
+				row.Error = err.Error()
+				res.Rows = append(res.Rows, row)
+				if ctx.Err() != nil && best != nil {
+					return best, bestCfg, ctx.Err()
+				}
+				return nil, cfg, fmt.Errorf("search: linear FIR of %d taps: %w", L, err)
+			}
+		}
+		row.ValFit = r.BestValFit
+		res.Rows = append(res.Rows, row)
+		s.emit(Event{Stage: "fir", Candidate: row.Name, ValFit: row.ValFit})
+		if best == nil || r.BestValFit > best.BestValFit {
+			best, bestCfg, worse = r, cfg, 0
+			res.LinearTaps, res.LinearFit = L, r.BestValFit
+		} else if worse++; worse >= 2 {
+			break
+		}
+	}
+	return best, bestCfg, nil
+}
+
+// maxTaps is the longest linear FIR the doubling tries.
+func (s *searcher) maxTaps() int {
+	shortest := math.MaxInt
+	for _, b := range s.train.Batches {
+		shortest = min(shortest, b.Len()-s.base.Skip)
+	}
+	m := 1024
+	if s.opt.MaxTaps > 0 {
+		m = s.opt.MaxTaps
+	}
+	return min(m, shortest/2)
+}
+
+// configFor is base with structure st and its decay bound (auto: for st).
+func (s *searcher) configFor(st model.Structure) trainer.Config {
+	cfg := s.base
+	st.HoldStart = st.HoldStart || s.base.Structure.HoldStart
+	cfg.Structure = st
+	cfg.Workers = 1
+	cfg.Progress = nil
+	if s.opt.AutoDecay {
+		cfg.Decay = trainer.AutoDecay(st)
+	}
+	return cfg
+}
+
+// maxBranchTaps bounds m_N·m_G: the θ_G step is one dense convex problem of
+// that many taps (plus the linear FIR's), and its cost grows with the cube.
+const maxBranchTaps = 640
+
+// candidates lists the NFIR structures to try around the linear FIR's
+// length L: the paper's defaults first, then the grid in a seeded order.
+func (s *searcher) candidates(L int) []*candidate {
+	b := s.base.Structure
+	type shape struct {
+		branches int
+		hidden   []int
+	}
+	pick := func(fixed bool, given int, opts ...int) []int {
+		if fixed {
+			return []int{given}
+		}
+		return uniq(opts)
+	}
+	clampTaps := func(t int) int { return max(8, min(t, 256)) }
+	taps := pick(s.fixed.Taps, b.Taps, clampTaps(L/2), clampTaps(L))
+	lin := pick(s.fixed.LinearTaps, b.LinearTaps, L, 0)
+	fb := []bool{true, false}
+	if s.fixed.Feedback {
+		fb = []bool{b.Feedback}
+	}
+	rs := pick(s.fixed.R1 && s.fixed.R2, 0, 1, 4)
+	shapes := []shape{{10, []int{4, 4}}, {6, []int{16, 16}}}
+	if s.fixed.Branches || s.fixed.Hidden {
+		shapes = []shape{{b.Branches, b.Hidden}}
+		if !s.fixed.Branches {
+			shapes = []shape{{10, b.Hidden}, {6, b.Hidden}}
+		}
+		if !s.fixed.Hidden {
+			shapes = []shape{{b.Branches, []int{4, 4}}, {b.Branches, []int{16, 16}}}
+		}
+	}
+	if s.fixed.Branches && b.Branches == 0 {
+		return nil // a linear FIR: the doubling chose it
+	}
+	var out []*candidate
+	seen := map[string]bool{}
+	for _, sh := range shapes {
+		for _, mG := range taps {
+			mG = min(mG, max(8, maxBranchTaps/max(sh.branches, 1)))
+			if s.fixed.Taps {
+				mG = b.Taps
+			}
+			for _, f := range fb {
+				for _, r := range rs {
+					for _, l := range lin {
+						st := model.Structure{Branches: sh.branches, Taps: mG, Hidden: append([]int{}, sh.hidden...),
+							Feedback: f, LinearTaps: l, R1: r, R2: r}
+						if s.fixed.R1 {
+							st.R1 = b.R1
+						}
+						if s.fixed.R2 {
+							st.R2 = b.R2
+						}
+						if !f {
+							st.R2 = b.R2 // unused; kept as given
+						}
+						name := Name(st)
+						if seen[name] || st.Check() != nil {
+							continue
+						}
+						seen[name] = true
+						out = append(out, &candidate{name: name, cfg: s.configFor(st)})
+					}
+				}
+			}
+		}
+	}
+	// A deterministic shuffle, so that a budget smaller than the grid keeps
+	// a spread of it rather than one corner; the first candidate stays.
+	if len(out) > 2 {
+		rng := rand.New(rand.NewPCG(s.base.Seed, 0x5ea7c4))
+		rest := out[1:]
+		rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+	}
+	for _, c := range out {
+		c.row = &Row{Name: c.name, Structure: c.cfg.Structure, ValFit: math.NaN(), Rung: -1}
+	}
+	return out
+}
+
+// Name is a short, unique label of a structure: "FB 10×50 R1 1 R2 1 4,4 +lin 100".
+func Name(st model.Structure) string {
+	if st.Branches == 0 {
+		return fmt.Sprintf("FIR %d", st.LinearTaps)
+	}
+	kind := "FF"
+	r := fmt.Sprintf("R1 %d", st.R1)
+	if st.Feedback {
+		kind = "FB"
+		r += fmt.Sprintf(" R2 %d", st.R2)
+	}
+	h := make([]string, len(st.Hidden))
+	for i, w := range st.Hidden {
+		h[i] = fmt.Sprint(w)
+	}
+	name := fmt.Sprintf("%s %d×%d %s [%s]", kind, st.Branches, st.Taps, r, strings.Join(h, ","))
+	if st.LinearTaps > 0 {
+		name += fmt.Sprintf(" +lin %d", st.LinearTaps)
+	}
+	return name
+}
+
+// schedule returns base's schedule shortened for rung r of rungs: the last
+// rung trains with the full schedule, each earlier one with a third of the
+// epochs (and patience) of the next.
+func (s *searcher) schedule(r, rungs int) trainer.Config {
+	cfg := s.base
+	f := pow(eta, rungs-1-r)
+	cfg.Epochs = max(1, cfg.Epochs/f)
+	if cfg.Patience > 0 {
+		cfg.Patience = max(1, cfg.Patience/f)
+	}
+	if cfg.BPTTEpochs > 0 {
+		cfg.BPTTEpochs = max(1, cfg.BPTTEpochs/f)
+		if cfg.BPTTPatience > 0 {
+			cfg.BPTTPatience = max(1, cfg.BPTTPatience/f)
+		}
+	}
+	return cfg
+}
+
+func (s *searcher) plan(n, rungs int) Plan {
+	p := Plan{Rungs: rungs, Candidates: n}
+	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
+	p.FullEpochs = per(s.base) * max(1, s.base.Members)
+	for r := 0; r < rungs; r++ {
+		p.Epochs += n * per(s.schedule(r, rungs)) * max(1, s.base.Members)
+		n = max(1, n/eta)
+	}
+	return p
+}
+
+// trainRung trains the candidates with rung r's schedule, opt.Workers at a
+// time, each from scratch (a candidate's result is then a function of its
+// configuration alone, whatever ran beside it).
+func (s *searcher) trainRung(ctx context.Context, cands []*candidate, r, rungs int) error {
+	sched := s.schedule(r, rungs)
+	jobs := make(chan *candidate)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for w := 0; w < min(s.opt.Workers, len(cands)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				cfg := c.cfg
+				cfg.Iters, cfg.Epochs, cfg.Patience = sched.Iters, sched.Epochs, sched.Patience
+				cfg.BPTTEpochs, cfg.BPTTPatience = sched.BPTTEpochs, sched.BPTTPatience
+				t0 := time.Now()
+				res, err := trainer.Train(ctx, cfg, s.train, s.val)
+				mu.Lock()
+				c.row.Rung, c.row.Iters, c.row.Epochs = r, cfg.Iters, cfg.Epochs
+				c.row.Seconds += time.Since(t0).Seconds()
+				c.row.Error = ""
+				switch {
+				case res != nil && err == nil:
+					c.res, c.cfg, c.row.ValFit = res, cfg, res.BestValFit
+				case ctx.Err() != nil:
+					// interrupted: an unfinished rung does not count
+				default:
+					c.res, c.row.ValFit = nil, math.NaN()
+					c.row.Error = err.Error()
+				}
+				mu.Unlock()
+				if ctx.Err() == nil {
+					note := ""
+					if c.row.Error != "" {
+						note = "failed: " + c.row.Error
+					}
+					s.emit(Event{Stage: "candidate", Rung: r, Rungs: rungs, Candidate: c.name, ValFit: c.row.ValFit, Note: note})
+				}
+			}
+		}()
+	}
+	for _, c := range cands {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	return ctx.Err()
+}
+
+func pow(b, e int) int {
+	p := 1
+	for range e {
+		p *= b
+	}
+	return p
+}
+
+func uniq(v []int) []int {
+	out := []int{}
+	for _, x := range v {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
