@@ -481,7 +481,7 @@ type trainJob struct {
 type searchJob struct {
 	fixed search.Fixed
 	opt   search.Options
-	extra map[string]any  // settings' extra keys (data paths, columns)
+	extra map[string]any // settings' extra keys (data paths, columns)
 	res   *search.Result // after the run
 }
 
