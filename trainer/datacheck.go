@@ -38,6 +38,20 @@ type DataCheck struct {
 	// computed on the first 2^21 samples.
 	Offset     float64 `json:"offset"`
 	OffsetTaps int     `json:"offset_taps"`
+	// NegativeRe is the share of the same FIR's real part Re G(ω) that is
+	// negative, weighted by the input's spectrum S(ω): ∫S·min(Re G, 0) /
+	// ∫S·|Re G|, in [−1, 0]. A passive plant has Re G ≥ 0; an input at a
+	// frequency where Re G < 0 draws energy out. It catches what the dips
+	// miss when the energy stored from rest hides them: a delay, a
+	// non-collocated output (NegativeReNote).
+	NegativeRe float64 `json:"negative_re"`
+	// Passive is the verdict: Supply ≥ 0, at most DipNote of the batches
+	// dip and NegativeRe ≥ −NegativeReNote. When false, Causes names the
+	// likely reasons (CauseSign, CauseDelay, ...) and Delay the lag in
+	// samples when one is found.
+	Passive bool     `json:"passive"`
+	Causes  []string `json:"causes,omitempty"`
+	Delay   int      `json:"delay,omitempty"`
 }
 
 // DipLevel is the relative dip of the running Σu·y that DataCheck counts,
@@ -94,6 +108,7 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 		c.Supply = uy / math.Sqrt(uu) / math.Sqrt(yy)
 	}
 	if yy == 0 || uu == 0 {
+		c.Passive = c.Supply >= 0 && float64(c.DipBatches) <= DipNote*float64(c.Batches)
 		return c, nil
 	}
 	cfg := DefaultConfig()
@@ -121,6 +136,12 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 		}
 	}
 	c.Offset = r / float64(n) / math.Sqrt(yySub/float64(n))
+	spec := inputSpectrum(sub)
+	c.NegativeRe = negativeRe(fir, spec)
+	c.Passive = c.Supply >= 0 && float64(c.DipBatches) <= DipNote*float64(c.Batches) && c.NegativeRe >= -NegativeReNote
+	if !c.Passive {
+		c.Causes, c.Delay = causes(c, fir, spec)
+	}
 	return c, nil
 }
 
