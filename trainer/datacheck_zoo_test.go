@@ -17,6 +17,7 @@ import (
 func TestCheckDataZoo(t *testing.T) {
 	for _, c := range append(zoo.Cases(), zoo.Negatives()...) {
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
 			train, _, _, err := c.Build(context.Background(), zoo.Quick, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -26,9 +27,10 @@ func TestCheckDataZoo(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Passive != c.Passive {
-				t.Fatalf("Passive = %v, want %v (supply %.3g, %d of %d batches dip, NegativeRe %.3g, causes %q)",
-					got.Passive, c.Passive, got.Supply, got.DipBatches, got.Batches, got.NegativeRe, got.Causes)
+				t.Fatalf("Passive = %v, want %v (supply %.3g, %d of %d batches dip, gap %.3g points, causes %q)",
+					got.Passive, c.Passive, got.Supply, got.DipBatches, got.Batches, got.PassiveGap, got.Causes)
 			}
+			t.Logf("gap %.2f points, NegativeRe %.3f, causes %q", got.PassiveGap, got.NegativeRe, got.Causes)
 			if c.Passive {
 				if len(got.Causes) != 0 {
 					t.Errorf("a passive case with causes %q", got.Causes)
@@ -104,5 +106,25 @@ func TestInputSpectrum(t *testing.T) {
 	}
 	if peak != f || math.Abs(s[f]-n*n/4.0)/(n*n/4.0) > 1e-6 {
 		t.Errorf("peak at %d (%.6g), want %d (%.6g)", peak, s[peak], f, n*n/4.0)
+	}
+}
+
+// TestCheckDataRobot: the robot arm's collocated torque and velocity, a
+// real passive plant with a long memory, pass (skipped without the data).
+func TestCheckDataRobot(t *testing.T) {
+	dir := data.RobotDir()
+	if dir == "" {
+		t.Skip("robot data not found (../shared/data/robot relative to the module root)")
+	}
+	train, _, err := data.Robot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CheckData(context.Background(), train, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Passive {
+		t.Errorf("robot e: not passive (gap %.3g points, causes %q)", got.PassiveGap, got.Causes)
 	}
 }

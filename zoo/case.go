@@ -109,7 +109,7 @@ func Negatives() []Case {
 		neg("twomass-position", "twomass", "position measured instead of velocity", Position, 0, Multisine, 0),
 		neg("stribeck-position", "stribeck", "position measured instead of velocity", Position, 0, PRBS, 0),
 		neg("rlc-charge", "rlc", "charge measured instead of current", Position, 0, Noise, 20),
-		neg("twomass-delay2", "twomass", "output delayed by 2 samples", Delayed, 2, Multisine, 0),
+		neg("twomass-delay3", "twomass", "output delayed by 3 samples", Delayed, 3, Multisine, 0),
 		neg("boucwen-delay1", "boucwen", "output delayed by 1 sample", Delayed, 1, Multisine, 0),
 		neg("diode-delay2", "diode", "output delayed by 2 samples", Delayed, 2, PRBS, 0),
 		neg("satind-delay5", "satind", "output delayed by 5 samples", Delayed, 5, Multisine, 20),
