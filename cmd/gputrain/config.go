@@ -54,6 +54,9 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		name := strings.TrimLeft(k, "-")
+		if name == "data-check" {
+			continue // a stored training object's record of the data check, not a flag
+		}
 		f := fs.Lookup(name)
 		if f == nil {
 			f = fs.Lookup(strings.ReplaceAll(name, "_", "-"))
