@@ -36,6 +36,9 @@ type Plant struct {
 	// storage is the energy stored in state x (J), zero at rest: the
 	// storage function of the passivity argument, checked by the tests.
 	storage func(x []float64) float64
+	// loss is the power dissipated in state x (W), ≥ 0: with storage, the
+	// power balance u·ṗ = dS/dt + loss that the tests check.
+	loss func(x []float64) float64
 }
 
 // SamplesPerPeriod is the number of samples per period of the plant's

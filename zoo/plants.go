@@ -37,6 +37,10 @@ Fc = 2 N, vs = 0.01 m/s; modes at 1.27 and 4.87 Hz. Storage ½m1ẋ1² + ½m2ẋ
 			x1, v1, x2, v2 := x[0], x[1], x[2], x[3]
 			return 0.5*m1*v1*v1 + 0.5*m2*v2*v2 + 0.5*k1*x1*x1 + 0.25*k3*x1*x1*x1*x1 + 0.5*kc*(x1-x2)*(x1-x2)
 		},
+		loss: func(x []float64) float64 {
+			v1, v2 := x[1], x[3]
+			return c1*v1*v1 + c2*v2*v2 + fc*v1*math.Tanh(v1/vs)
+		},
 	}
 }
 
@@ -65,6 +69,10 @@ never below Fc > 0), so v·F(v) ≥ 0: storage ½mẋ² + ½kx², u·ẋ = its r
 		},
 		port:    func(x []float64) float64 { return x[0] },
 		storage: func(x []float64) float64 { return 0.5*m*x[1]*x[1] + 0.5*k*x[0]*x[0] },
+		loss: func(x []float64) float64 {
+			v := x[1]
+			return v * ((fc+(fs-fc)*math.Exp(-(v/vs)*(v/vs)))*math.Tanh(v/eps) + c*v)
+		},
 	}
 }
 
@@ -113,6 +121,10 @@ u·ẋ1 = its rate + c1ẋ1² + c2ẋ2² + cb(ẋ1−ẋ2)² ≥ its rate.`,
 			e := deadZone(x1-x2, d)
 			return 0.5*m1*v1*v1 + 0.5*m2*v2*v2 + 0.5*k1*x1*x1 + 0.5*k2*x2*x2 + 0.5*kb*e*e
 		},
+		loss: func(x []float64) float64 {
+			v1, v2 := x[1], x[3]
+			return c1*v1*v1 + c2*v2*v2 + cb*(v1-v2)*(v1-v2)
+		},
 	}
 }
 
@@ -143,6 +155,10 @@ u·ẋ = its rate + cẋ² + (1−α)k/A·(β|ẋ|z² + γẋz|z|) and β|ẋ|z�
 		storage: func(x []float64) float64 {
 			return 0.5*m*x[1]*x[1] + 0.5*alpha*k*x[0]*x[0] + (1-alpha)*k*x[2]*x[2]/(2*a)
 		},
+		loss: func(x []float64) float64 {
+			v, z := x[1], x[2]
+			return c*v*v + (1-alpha)*k/a*(beta*math.Abs(v)*z*z+gamma*v*z*math.Abs(z))
+		},
 	}
 }
 
@@ -171,6 +187,7 @@ q. Storage ½L i² + q²/(2C0) + q⁴/(4C0Q0²); u·i = its rate + R i² ≥ its
 			q, i := x[0], x[1]
 			return 0.5*l*i*i + q*q/(2*c0) + q*q*q*q/(4*c0*q0*q0)
 		},
+		loss: func(x []float64) float64 { return r * x[1] * x[1] },
 	}
 }
 
@@ -202,6 +219,10 @@ v·g(v) ≥ 0; storage ½L i² + ½C v², u·i = its rate + R i² + v g(v). The 
 		storage: func(x []float64) float64 {
 			return 0.5*l*x[0]*x[0] + 0.5*c*x[1]*x[1]
 		},
+		loss: func(x []float64) float64 {
+			i, v := x[0], x[1]
+			return r*i*i + v*(is*math.Expm1(v/vt)+g0*v)
+		},
 	}
 }
 
@@ -231,6 +252,11 @@ Storage W(λ) + ½C vC², W(λ) = ∫i dλ = λ²/(2L0) + λ⁴/(4L0λs²); u·i
 		storage: func(x []float64) float64 {
 			lam := x[0]
 			return lam*lam/(2*l0) + lam*lam*lam*lam/(4*l0*ls*ls) + 0.5*c*x[1]*x[1]
+		},
+		loss: func(x []float64) float64 {
+			lam := x[0]
+			i := lam / l0 * (1 + (lam/ls)*(lam/ls))
+			return r * i * i
 		},
 	}
 }
