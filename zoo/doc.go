@@ -25,8 +25,9 @@
 // −S(x(0)). A plant started at rest is therefore passive as a discrete-time
 // map from u to y, on every record prefix, without any approximation other
 // than the integration's (RK4 with ⌈Ts/h⌉ steps per sample, h small for the
-// plant's fastest dynamics; the tests check the balance to 1e-9 of the
-// energy moved). A point sample of the velocity, as data.GenerateMSD
+// plant's fastest dynamics). The tests check, on random excitations, that
+// the supply stays above −1e-9 of the energy moved and that it equals the
+// stored plus the dissipated energy to 1e-6 of it. A point sample of the velocity, as data.GenerateMSD
 // writes, lags the held input by half a sample and is passive only
 // approximately.
 //

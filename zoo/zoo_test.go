@@ -331,3 +331,20 @@ func TestNoise(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBuildQuick times the quick data of one case per plant.
+func BenchmarkBuildQuick(b *testing.B) {
+	for _, p := range Plants() {
+		c, err := LookupCase(p.Name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(p.Name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, _, err := c.Build(context.Background(), Quick, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
