@@ -57,6 +57,9 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 			continue // a model file's record of its structure search, not a setting
 		}
 		name := strings.TrimLeft(k, "-")
+		if name == "data-check" {
+			continue // a stored training object's record of the data check, not a flag
+		}
 		f := fs.Lookup(name)
 		if f == nil {
 			f = fs.Lookup(strings.ReplaceAll(name, "_", "-"))

@@ -6,21 +6,27 @@ import (
 	"strings"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/zoo"
 )
 
 func runGen(e *env, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprint(e.stdout, "Usage: gputrain gen msd [flags]\n\nData generators:\n  msd   the paper's nonlinear mass-spring-damper plant (Section VI-A)\n\nRun 'gputrain gen msd --help' for its flags.\n")
+			genHelp(e.stdout)
 			return errHelp
 		}
-		return usagef("which data set? the only generator is msd: gputrain gen msd --batches N --seed S --out FILE.csv")
+		return usagef("which data set? the generators are %s: gputrain gen msd --batches N --seed S --out FILE.csv (gputrain gen list)", genGenerators())
 	}
 	switch args[0] {
 	case "msd":
 		return runGenMSD(e, args[1:])
+	case "list":
+		return runGenList(e, args[1:])
 	}
-	return usagef("unknown generator %q; the only generator is msd (gputrain gen msd --help)", args[0])
+	if p, err := zoo.Lookup(args[0]); err == nil {
+		return runGenZoo(e, p, args[1:])
+	}
+	return usagef("unknown generator %q; the generators are %s (gputrain gen list)", args[0], genGenerators())
 }
 
 // maxGenSamples bounds the samples of one generated file, which is built

@@ -62,7 +62,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", "generate mass-spring-damper data, train a passive FB NFIR, evaluate, certify, plot", runDemo},
-		{"gen", "generate data sets: gen msd --batches N --seed S [--snr DB] --out FILE.csv", runGen},
+		{"gen", "generate data sets: gen msd|PLANT --batches N --seed S [--snr DB] --out FILE.csv; gen list: the plant zoo", runGen},
 		{"train", "train an NFIR model on a data file: train --data FILE --out model.json", runTrain},
 		{"eval", "closed- and open-loop Fit of a model on a data file", runEval},
 		{"simulate", "write a model's closed-loop output for the inputs of a data file", runSimulate},

@@ -708,6 +708,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		}
 	}
 	extra := map[string]any{"data": dataPath, "u": cols.u, "y": cols.y}
+	if check != nil {
+		extra["data-check"] = check // a record, not a flag: --config skips it
+	}
 	if h.decay.auto() {
 		// as given: a training object reused as --config for other filter
 		// lengths then stretches the bound again (0.93^(50/L))
@@ -841,6 +844,9 @@ func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*train
 	}
 	if c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) > trainer.DipNote*float64(c.Batches) {
 		notes = append(notes, fmt.Sprintf("in %d of %d batches the energy supplied, Σu·y up to t, falls below zero partway (down to %.2g·‖u‖‖y‖): a passive plant can give back only what it stored before the record began, so the plant may not be passive from u to y (an output not collocated with the input, such as position for a force), and a passive model may fit it less well than one without the constraint (--passivity none); compare the two", c.DipBatches, c.Batches, c.Dip))
+	}
+	if !c.Passive && c.PassiveGap >= trainer.GapNote && c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) <= trainer.DipNote*float64(c.Batches) {
+		notes = append(notes, fmt.Sprintf("a passive linear FIR fits these data %.1f points of Fit worse than one without the constraint (passive pairs lose less than %g): the pair u → y may not be passive; likely causes: %s; --passivity none fits without the constraint", c.PassiveGap, trainer.GapNote, strings.Join(c.Causes, "; or ")))
 	}
 	if offset {
 		notes = append(notes, fmt.Sprintf("y has an offset that no model mapping u = 0 to y = 0 explains: the best linear FIR (%d taps, unconstrained) leaves a mean residual of %.2g·rms(y); if it is a sensor bias, subtract it from y (and any bias of u from u) before training: it costs fit, and Fit then credits the model with the offset (a plant whose response outlasts %d samples shows the same)", c.OffsetTaps, c.Offset, c.OffsetTaps))

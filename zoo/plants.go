@@ -1,0 +1,262 @@
+package zoo
+
+import "math"
+
+// The plants' parameters are in SI units. Each storage function is zero at
+// rest and nonnegative; each Physics text gives the power balance
+// u·ṗ = d(storage)/dt + (dissipation ≥ 0) that makes the plant passive.
+
+func twoMass() Plant {
+	const (
+		m1, m2 = 1.0, 0.5  // kg
+		k1, k3 = 100, 5000 // N/m, N/m³: hardening spring of mass 1 to the frame
+		kc     = 300.0     // N/m, coupling spring
+		c1, c2 = 2.0, 1.0  // N·s/m, viscous friction
+		fc, vs = 2.0, 0.01 // N, m/s: Coulomb friction of mass 1, tanh-regularised
+	)
+	return Plant{
+		Name: "twomass", Kind: "mechanical",
+		Doc:   "two masses, hardening spring, Coulomb + viscous friction; force in, velocity of mass 1 out",
+		Input: "force on mass 1 (N)", Output: "mean velocity of mass 1 (m/s)",
+		Physics: `m1 ẍ1 = u − k1 x1 − k3 x1³ − kc (x1 − x2) − c1 ẋ1 − Fc tanh(ẋ1/vs),
+m2 ẍ2 = kc (x1 − x2) − c2 ẋ2,
+m1 = 1 kg, m2 = 0.5 kg, k1 = 100 N/m, k3 = 5000 N/m³, kc = 300 N/m, c1 = 2, c2 = 1 N·s/m,
+Fc = 2 N, vs = 0.01 m/s; modes at 1.27 and 4.87 Hz. Storage ½m1ẋ1² + ½m2ẋ2² + ½k1x1² +
+¼k3x1⁴ + ½kc(x1−x2)²; u·ẋ1 is its rate plus c1ẋ1² + c2ẋ2² + Fc ẋ1 tanh(ẋ1/vs) ≥ 0.`,
+		Ts: 0.01, Amplitude: 20, Period: 1 / 4.87,
+		states: 4, hmax: 2e-4,
+		field: func(x, dx []float64, u float64) {
+			x1, v1, x2, v2 := x[0], x[1], x[2], x[3]
+			dx[0] = v1
+			dx[1] = (u - k1*x1 - k3*x1*x1*x1 - kc*(x1-x2) - c1*v1 - fc*math.Tanh(v1/vs)) / m1
+			dx[2] = v2
+			dx[3] = (kc*(x1-x2) - c2*v2) / m2
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			x1, v1, x2, v2 := x[0], x[1], x[2], x[3]
+			return 0.5*m1*v1*v1 + 0.5*m2*v2*v2 + 0.5*k1*x1*x1 + 0.25*k3*x1*x1*x1*x1 + 0.5*kc*(x1-x2)*(x1-x2)
+		},
+		loss: func(x []float64) float64 {
+			v1, v2 := x[1], x[3]
+			return c1*v1*v1 + c2*v2*v2 + fc*v1*math.Tanh(v1/vs)
+		},
+	}
+}
+
+func stribeck() Plant {
+	const (
+		m, k    = 0.5, 50.0  // kg, N/m
+		c       = 1.5        // N·s/m
+		fc, fs  = 1.0, 2.0   // N: Coulomb and static friction
+		vs, eps = 0.05, 5e-3 // m/s: Stribeck velocity, tanh regularisation
+	)
+	return Plant{
+		Name: "stribeck", Kind: "mechanical",
+		Doc:   "mass on a spring with Stribeck friction (stick-slip); force in, velocity out",
+		Input: "force (N)", Output: "mean velocity (m/s)",
+		Physics: `m ẍ = u − k x − F(ẋ), F(v) = (Fc + (Fs − Fc) exp(−(v/vs)²)) tanh(v/ε) + c v,
+m = 0.5 kg, k = 50 N/m, Fc = 1 N, Fs = 2 N, vs = 0.05 m/s, ε = 5 mm/s, c = 1.5 N·s/m;
+resonance 1.59 Hz. The friction force has the sign of v (its Stribeck dip lowers it but
+never below Fc > 0), so v·F(v) ≥ 0: storage ½mẋ² + ½kx², u·ẋ = its rate + ẋF(ẋ).`,
+		Ts: 0.02, Amplitude: 5, Period: 2 * math.Pi * math.Sqrt(m/k),
+		states: 2, hmax: 2e-4,
+		field: func(x, dx []float64, u float64) {
+			v := x[1]
+			f := (fc+(fs-fc)*math.Exp(-(v/vs)*(v/vs)))*math.Tanh(v/eps) + c*v
+			dx[0] = v
+			dx[1] = (u - k*x[0] - f) / m
+		},
+		port:    func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 { return 0.5*m*x[1]*x[1] + 0.5*k*x[0]*x[0] },
+		loss: func(x []float64) float64 {
+			v := x[1]
+			return v * ((fc+(fs-fc)*math.Exp(-(v/vs)*(v/vs)))*math.Tanh(v/eps) + c*v)
+		},
+	}
+}
+
+// deadZone is the deflection of a spring with play ±d: 0 inside the gap.
+func deadZone(e, d float64) float64 {
+	switch {
+	case e > d:
+		return e - d
+	case e < -d:
+		return e + d
+	}
+	return 0
+}
+
+func backlash() Plant {
+	const (
+		m1, m2 = 0.2, 1.0   // kg: motor side, load side
+		kb, d  = 2000, 5e-3 // N/m, m: gear stiffness and half play
+		cb     = 2.0        // N·s/m, damping across the gear
+		k1, k2 = 10, 100.0  // N/m: springs to the frame
+		c1, c2 = 2.0, 5.0   // N·s/m
+	)
+	return Plant{
+		Name: "backlash", Kind: "mechanical",
+		Doc:   "motor and load masses coupled through a gear with play (dead-zone spring); force in, motor velocity out",
+		Input: "force on the motor mass (N)", Output: "mean motor velocity (m/s)",
+		Physics: `m1 ẍ1 = u − k1 x1 − c1 ẋ1 − Fb, m2 ẍ2 = Fb − k2 x2 − c2 ẋ2,
+Fb = kb·dz(x1 − x2) + cb (ẋ1 − ẋ2), dz(e) = e − sign(e)·δ for |e| > δ, 0 inside the play;
+m1 = 0.2 kg, m2 = 1 kg, kb = 2000 N/m, δ = 5 mm, cb = 2, c1 = 2, c2 = 5 N·s/m,
+k1 = 10, k2 = 100 N/m; engaged modes at 1.52 and 17.5 Hz. Storage ½m1ẋ1² + ½m2ẋ2² + ½k1x1² +
+½k2x2² + ½kb·dz(x1−x2)² (continuously differentiable, its gradient is kb·dz);
+u·ẋ1 = its rate + c1ẋ1² + c2ẋ2² + cb(ẋ1−ẋ2)² ≥ its rate.`,
+		Ts: 0.005, Amplitude: 10, Period: 1 / 17.5,
+		states: 4, hmax: 5e-5,
+		field: func(x, dx []float64, u float64) {
+			x1, v1, x2, v2 := x[0], x[1], x[2], x[3]
+			fb := kb*deadZone(x1-x2, d) + cb*(v1-v2)
+			dx[0] = v1
+			dx[1] = (u - k1*x1 - c1*v1 - fb) / m1
+			dx[2] = v2
+			dx[3] = (fb - k2*x2 - c2*v2) / m2
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			x1, v1, x2, v2 := x[0], x[1], x[2], x[3]
+			e := deadZone(x1-x2, d)
+			return 0.5*m1*v1*v1 + 0.5*m2*v2*v2 + 0.5*k1*x1*x1 + 0.5*k2*x2*x2 + 0.5*kb*e*e
+		},
+		loss: func(x []float64) float64 {
+			v1, v2 := x[1], x[3]
+			return c1*v1*v1 + c2*v2*v2 + cb*(v1-v2)*(v1-v2)
+		},
+	}
+}
+
+func boucWen() Plant {
+	const (
+		m, k, c  = 0.1, 1000.0, 2.0 // kg, N/m, N·s/m
+		alpha, a = 0.3, 1.0         // post-yield stiffness ratio, Bouc–Wen A
+		beta     = 150.0            // 1/m
+		gamma    = 50.0             // 1/m, |γ| ≤ β for passivity
+	)
+	return Plant{
+		Name: "boucwen", Kind: "mechanical",
+		Doc:   "mass on a Bouc–Wen hysteretic spring, sampled at 3 samples per period; force in, velocity out",
+		Input: "force (N)", Output: "mean velocity (m/s)",
+		Physics: `m ẍ = u − c ẋ − α k x − (1 − α) k z, ż = A ẋ − β |ẋ| z − γ ẋ |z| (Bouc–Wen, n = 1),
+m = 0.1 kg, k = 1000 N/m, c = 2 N·s/m, α = 0.3, A = 1, β = 150 /m, γ = 50 /m; small-signal
+resonance 15.9 Hz, z saturates at A/(β+γ) = 5 mm. Storage ½mẋ² + ½αkx² + (1−α)k z²/(2A);
+u·ẋ = its rate + cẋ² + (1−α)k/A·(β|ẋ|z² + γẋz|z|) and β|ẋ|z² + γẋz|z| ≥ (β − |γ|)|ẋ|z² ≥ 0.`,
+		Ts: 0.02, Amplitude: 10, Period: 2 * math.Pi * math.Sqrt(m/k),
+		states: 3, hmax: 5e-5,
+		field: func(x, dx []float64, u float64) {
+			v, z := x[1], x[2]
+			dx[0] = v
+			dx[1] = (u - c*v - alpha*k*x[0] - (1-alpha)*k*z) / m
+			dx[2] = a*v - beta*math.Abs(v)*z - gamma*v*math.Abs(z)
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			return 0.5*m*x[1]*x[1] + 0.5*alpha*k*x[0]*x[0] + (1-alpha)*k*x[2]*x[2]/(2*a)
+		},
+		loss: func(x []float64) float64 {
+			v, z := x[1], x[2]
+			return c*v*v + (1-alpha)*k/a*(beta*math.Abs(v)*z*z+gamma*v*z*math.Abs(z))
+		},
+	}
+}
+
+func rlc() Plant {
+	const (
+		l, r = 1e-3, 10.0 // H, Ω
+		c0   = 1e-6       // F, small-signal capacitance
+		q0   = 2e-6       // C: the charge at which the capacitor's voltage has doubled its linear part
+	)
+	return Plant{
+		Name: "rlc", Kind: "electrical",
+		Doc:   "series R, L and a hardening (ferroelectric-like) capacitor, Ts = 10 µs; voltage in, current out",
+		Input: "port voltage (V)", Output: "mean port current (A)",
+		Physics: `L di/dt = u − R i − vC(q), dq/dt = i, vC(q) = q/C0 · (1 + (q/Q0)²),
+L = 1 mH, R = 10 Ω, C0 = 1 µF, Q0 = 2 µC; small-signal resonance 5.03 kHz. The port charge is
+q. Storage ½L i² + q²/(2C0) + q⁴/(4C0Q0²); u·i = its rate + R i² ≥ its rate.`,
+		Ts: 1e-5, Amplitude: 2.5, Period: 2 * math.Pi * math.Sqrt(l*c0),
+		states: 2, hmax: 2e-7,
+		field: func(x, dx []float64, u float64) {
+			q, i := x[0], x[1]
+			dx[0] = i
+			dx[1] = (u - r*i - q/c0*(1+(q/q0)*(q/q0))) / l
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			q, i := x[0], x[1]
+			return 0.5*l*i*i + q*q/(2*c0) + q*q*q*q/(4*c0*q0*q0)
+		},
+		loss: func(x []float64) float64 { return r * x[1] * x[1] },
+	}
+}
+
+func diode() Plant {
+	const (
+		r, l, c = 10.0, 10e-3, 10e-6 // Ω, H, F
+		is, vt  = 1e-3, 0.5          // A, V: the junction's scale current and voltage
+		g0      = 1e-3               // S, leakage
+	)
+	return Plant{
+		Name: "diode", Kind: "electrical",
+		Doc:   "series R and L feeding a capacitor shunted by a diode-like junction; voltage in, current out",
+		Input: "port voltage (V)", Output: "mean port current (A)",
+		Physics: `L di/dt = u − R i − v, C dv/dt = i − g(v), g(v) = Is (exp(v/Vt) − 1) + G0 v,
+R = 10 Ω, L = 10 mH, C = 10 µF, Is = 1 mA, Vt = 0.5 V, G0 = 1 mS; small-signal resonance
+503 Hz. The junction conducts forward and blocks backward, so the capacitor charges
+negative and discharges slowly: a rectifying memory. exp(v/Vt) − 1 has the sign of v, so
+v·g(v) ≥ 0; storage ½L i² + ½C v², u·i = its rate + R i² + v g(v). The port charge is ∫i dt
+(a state of the simulation).`,
+		Ts: 1e-4, Amplitude: 5, Period: 2 * math.Pi * math.Sqrt(l*c),
+		states: 3, hmax: 1e-6,
+		field: func(x, dx []float64, u float64) {
+			i, v := x[0], x[1]
+			dx[0] = (u - r*i - v) / l
+			dx[1] = (i - is*math.Expm1(v/vt) - g0*v) / c
+			dx[2] = i
+		},
+		port: func(x []float64) float64 { return x[2] },
+		storage: func(x []float64) float64 {
+			return 0.5*l*x[0]*x[0] + 0.5*c*x[1]*x[1]
+		},
+		loss: func(x []float64) float64 {
+			i, v := x[0], x[1]
+			return r*i*i + v*(is*math.Expm1(v/vt)+g0*v)
+		},
+	}
+}
+
+func satInductor() Plant {
+	const (
+		r, c = 15.0, 100e-6 // Ω, F
+		l0   = 0.1          // H, small-signal inductance
+		ls   = 0.02         // Wb: the flux at which the current has doubled its linear part
+	)
+	return Plant{
+		Name: "satind", Kind: "electrical",
+		Doc:   "series R, saturating iron-core inductor and capacitor; voltage in, current out",
+		Input: "port voltage (V)", Output: "mean port current (A)",
+		Physics: `dλ/dt = u − R i − vC, C dvC/dt = i, i = i(λ) = λ/L0 · (1 + (λ/λs)²) (the core saturates:
+the current grows fast with the flux), R = 15 Ω, L0 = 0.1 H, C = 100 µF, λs = 0.02 Wb;
+small-signal resonance 50.3 Hz, rising with the amplitude. The port charge is C·vC.
+Storage W(λ) + ½C vC², W(λ) = ∫i dλ = λ²/(2L0) + λ⁴/(4L0λs²); u·i = its rate + R i².`,
+		Ts: 4e-4, Amplitude: 10, Period: 2 * math.Pi * math.Sqrt(l0*c),
+		states: 2, hmax: 5e-6,
+		field: func(x, dx []float64, u float64) {
+			lam, vc := x[0], x[1]
+			i := lam / l0 * (1 + (lam/ls)*(lam/ls))
+			dx[0] = u - r*i - vc
+			dx[1] = i / c
+		},
+		port: func(x []float64) float64 { return c * x[1] },
+		storage: func(x []float64) float64 {
+			lam := x[0]
+			return lam*lam/(2*l0) + lam*lam*lam*lam/(4*l0*ls*ls) + 0.5*c*x[1]*x[1]
+		},
+		loss: func(x []float64) float64 {
+			lam := x[0]
+			i := lam / l0 * (1 + (lam/ls)*(lam/ls))
+			return r * i * i
+		},
+	}
+}
