@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
@@ -567,8 +568,11 @@ func runTrain(e *env, args []string) error {
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
+	modelName := classes.Choice(defaultModel)
+	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
+	cf := addClassFlags(fs)
 	spec := flagSpec{
-		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [flags]",
+		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [--model CLASS] [flags]",
 		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
 θ_G step (passive FIR least squares) and Adam on the lifting network θ_N, then an optional
 closed-loop backpropagation-through-time step. Defaults are the paper's mass-spring-damper
@@ -581,6 +585,13 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	spec.cmdline = h.cmdline
 	if err := parseFlags(e, fs, spec, args); err != nil {
 		return err
+	}
+	if err := cf.check(string(modelName), h.cmdline); err != nil {
+		return err
+	}
+	if modelName != defaultModel {
+		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
+			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut}).run(e)
 	}
 	cfg, err := h.resolve()
 	if err != nil {
