@@ -102,6 +102,9 @@ func Run(ctx context.Context, train, val, test *data.Dataset, opt Options) (Tabl
 	if val == nil || val.Len() == 0 {
 		return t, errors.New("compare: no validation data (every class selects or stops on it)")
 	}
+	if opt.Workers < 0 || opt.ValSkip < 0 || opt.TestSkip < 0 {
+		return t, fmt.Errorf("compare: workers %d, val skip %d and test skip %d must be ≥ 0", opt.Workers, opt.ValSkip, opt.TestSkip)
+	}
 	names := opt.Only
 	if names == nil {
 		names = classes.Names()
