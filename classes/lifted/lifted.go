@@ -82,13 +82,16 @@ func DecodeFile(b []byte) (classes.Model, classes.Meta, error) {
 // Config is the configuration of `gputrain train` with no flag: the paper's
 // mass-spring-damper settings (trainer.DefaultConfig) on data scaled to
 // their reference RMS (--scale auto), seeded and with the workers of opt. A
-// Quick budget cuts the alternations and epochs.
+// Quick budget keeps the five alternations and cuts the epochs of each θ_N
+// step to 60 (patience 20): on 60 mass-spring-damper records the FB NFIR's
+// test Fit is then 84% in 19 s against 89.5% in 200 s; fewer alternations
+// cost more (3 × 100 epochs: 80%, 2 × 150: 52%).
 func Config(opt classes.FitOptions) trainer.Config {
 	c := trainer.DefaultConfig()
 	c.Scale = "auto"
 	c.Seed, c.Workers, c.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	if opt.Budget == classes.Quick {
-		c.Iters, c.Epochs, c.Patience = 2, 60, 20
+		c.Epochs, c.Patience = 60, 20
 	}
 	return c
 }
