@@ -37,6 +37,11 @@ gputrain certify --model model.json --json --plot plots`,
 	if modelPath == "" {
 		return usagef("--model FILE is required (a model.json written by 'gputrain train')")
 	}
+	if cm, _, ok, err := classFile(modelPath); err != nil {
+		return err
+	} else if ok {
+		return certifyClass(e, modelPath, cm, jsonOut, plotDir)
+	}
 	// Inspect, not Load: a file whose passivity claim fails is what this
 	// command exists to report on, with the same table and JSON.
 	m, meta, err := model.Inspect(modelPath)

@@ -86,9 +86,16 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	if !finite(ts) || ts < 0 {
 		return usagef("--ts %v: must be a finite number ≥ 0", ts)
 	}
-	m, meta, err := loadModel(modelPath)
+	cm, cmeta, isClass, err := classFile(modelPath)
 	if err != nil {
 		return err
+	}
+	var m *model.NFIR
+	meta := model.Meta{Ts: cmeta.Ts, Training: cmeta.Training}
+	if !isClass {
+		if m, meta, err = loadModel(modelPath); err != nil {
+			return err
+		}
 	}
 	if ts == 0 {
 		ts = meta.Ts
@@ -108,11 +115,20 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 			return err
 		}
 	}
-	ev, err := trainer.Evaluate(m, d, skip)
+	var ev trainer.Eval
+	if isClass {
+		ev, err = evalClass(cm, d, skip)
+	} else {
+		ev, err = trainer.Evaluate(m, d, skip)
+	}
 	if err != nil {
 		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
 	}
-	if plotDir != "" {
+	if plotDir != "" && isClass {
+		if err := classResponsePlot(filepath.Join(plotDir, "fit"), cm, d, plotBatches); err != nil {
+			return err
+		}
+	} else if plotDir != "" {
 		if err := responsePlot(filepath.Join(plotDir, "fit"), m, d, plotBatches); err != nil {
 			return err
 		}

@@ -68,6 +68,7 @@ func commands() []command {
 		{"simulate", "write a model's closed-loop output for the inputs of a data file", runSimulate},
 		{"certify", "the exact passivity certificate of a model file", runCertify},
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
+		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
 		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch)", runBench},
 	}
 }

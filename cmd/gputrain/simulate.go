@@ -60,7 +60,7 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 			return err
 		}
 	}
-	m, meta, err := loadModel(modelPath)
+	simulate, meta, err := loadSimulator(modelPath)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 		bw.WriteString("batch,u,y_sim\n")
 		var buf []byte
 		for i, b := range d.Batches {
-			ysim, _ := m.Simulate(b.U)
+			ysim := simulate(b.U)
 			for t := range b.U {
 				buf = strconv.AppendInt(buf[:0], int64(i), 10)
 				buf = append(buf, ',')

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
@@ -617,8 +618,11 @@ func runTrain(e *env, args []string) error {
 	var searchMode search.Mode
 	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
 	budget := fs.Int("budget", 4, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
+	modelName := classes.Choice(defaultModel)
+	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
+	cf := addClassFlags(fs)
 	spec := flagSpec{
-		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [flags]",
+		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [--model CLASS] [flags]",
 		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
 θ_G step (passive FIR least squares) and Adam on the lifting network θ_N, then an optional
 closed-loop backpropagation-through-time step. Defaults are the paper's mass-spring-damper
@@ -631,6 +635,13 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	spec.cmdline = h.cmdline
 	if err := parseFlags(e, fs, spec, args); err != nil {
 		return err
+	}
+	if err := cf.check(string(modelName), h.cmdline); err != nil {
+		return err
+	}
+	if modelName != defaultModel {
+		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
+			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut}).run(e)
 	}
 	cfg, err := h.resolve()
 	if err != nil {

@@ -1,0 +1,55 @@
+package baseline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/passivenfir/gputrain/classes"
+)
+
+// decodeStrict unmarshals params into v, refusing unknown fields and
+// anything after the object.
+func decodeStrict(params json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("data after the params object")
+	}
+	return nil
+}
+
+// checkScales reports scales that are not finite and positive.
+func checkScales(u, y float64) error {
+	if !(u > 0) || !(y > 0) || math.IsInf(u, 0) || math.IsInf(y, 0) {
+		return fmt.Errorf("u_scale %v and y_scale %v must be finite > 0", u, y)
+	}
+	return nil
+}
+
+// checkFinite reports a non-finite parameter.
+func checkFinite(name string, v []float64) error {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s[%d] is %v", name, i, x)
+		}
+	}
+	return nil
+}
+
+// cancelled returns ctx's error, for classes whose training cannot be
+// interrupted once started: they do not start after Ctrl-C.
+func cancelled(ctx context.Context) error { return ctx.Err() }
+
+// Classes are the classes of this package, in the order compare lists them.
+var (
+	MLP   classes.Class = mlpClass{}
+	GRU   classes.Class = gruClass{}
+	N4SID classes.Class = n4sidClass{}
+	REN   classes.Class = renClass{}
+)

@@ -1,0 +1,146 @@
+package classes
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/passivenfir/gputrain/model"
+)
+
+// Format and Version identify the envelope of every class without a format
+// of its own (docs/MODEL_FORMAT.md, "Other model classes").
+const (
+	Format  = "gputrain-model"
+	Version = 1
+)
+
+// ErrFormat reports a file that is not a valid model file.
+var ErrFormat = errors.New("classes: not a valid model file")
+
+// Meta is what a model file stores beside the model.
+type Meta struct {
+	Ts       float64         // sampling time in seconds (0: unknown)
+	Training json.RawMessage // training settings, free-form JSON object (nil: none)
+}
+
+// envelope is the JSON layout of a gputrain-model file.
+type envelope struct {
+	Format   string          `json:"format"`
+	Class    string          `json:"class"`
+	Version  int             `json:"version"`
+	Ts       float64         `json:"ts,omitempty"`
+	Params   json.RawMessage `json:"params"`
+	Training json.RawMessage `json:"training,omitempty"`
+}
+
+// Encode writes m's model file to w: its own format when it has one
+// (FileEncoder), else the gputrain-model envelope around its params.
+func Encode(w io.Writer, m Model, meta Meta) error {
+	if fe, ok := m.(FileEncoder); ok {
+		return fe.EncodeFile(w, meta)
+	}
+	if !(meta.Ts >= 0) || math.IsInf(meta.Ts, 0) {
+		return fmt.Errorf("classes: %s: sampling time %v must be finite ≥ 0", m.Class(), meta.Ts)
+	}
+	p, err := m.MarshalParams()
+	if err != nil {
+		return fmt.Errorf("classes: %s: %w", m.Class(), err)
+	}
+	b, err := json.MarshalIndent(envelope{Format: Format, Class: m.Class(), Version: Version, Ts: meta.Ts, Params: p, Training: meta.Training}, "", " ")
+	if err != nil {
+		return fmt.Errorf("classes: %s: %w", m.Class(), err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// Decode reads a model file of any registered format.
+func Decode(r io.Reader) (Model, Meta, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	format, err := FormatOf(b)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	if format != Format {
+		mu.RLock()
+		dec, ok := formats[format]
+		mu.RUnlock()
+		if !ok {
+			return nil, Meta{}, fmt.Errorf("%w: format %q; known: %v", ErrFormat, format, sortedFormats())
+		}
+		return dec(b)
+	}
+	var env envelope
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&env); err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if dec.More() {
+		return nil, Meta{}, fmt.Errorf("%w: data after the JSON object", ErrFormat)
+	}
+	switch {
+	case env.Version < 1 || env.Version > Version:
+		return nil, Meta{}, fmt.Errorf("%w: version %d; this gputrain reads %s versions 1 to %d", ErrFormat, env.Version, Format, Version)
+	case !(env.Ts >= 0) || math.IsInf(env.Ts, 0):
+		return nil, Meta{}, fmt.Errorf("%w: ts %v must be finite ≥ 0", ErrFormat, env.Ts)
+	case len(env.Params) == 0 || string(env.Params) == "null":
+		return nil, Meta{}, fmt.Errorf("%w: no params", ErrFormat)
+	}
+	if len(env.Training) > 0 && (string(env.Training) == "null" || env.Training[0] != '{') {
+		if string(env.Training) != "null" {
+			return nil, Meta{}, fmt.Errorf("%w: training must be a JSON object", ErrFormat)
+		}
+		env.Training = nil
+	}
+	c, err := Lookup(env.Class)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	m, err := c.DecodeParams(env.Params)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: class %s: %w", ErrFormat, env.Class, err)
+	}
+	return m, Meta{Ts: env.Ts, Training: env.Training}, nil
+}
+
+// FormatOf returns the "format" field of a model file's JSON object.
+func FormatOf(b []byte) (string, error) {
+	var head struct {
+		Format *string `json:"format"`
+	}
+	if err := json.Unmarshal(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), &head); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if head.Format == nil {
+		return "", fmt.Errorf("%w: no \"format\" field", ErrFormat)
+	}
+	return *head.Format, nil
+}
+
+// Save writes m's model file to path atomically.
+func Save(path string, m Model, meta Meta) error {
+	return model.WriteAtomic(path, func(w io.Writer) error { return Encode(w, m, meta) })
+}
+
+// Load reads the model file at path, whatever its registered format.
+func Load(path string) (Model, Meta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	defer f.Close()
+	m, meta, err := Decode(f)
+	if err != nil {
+		return nil, meta, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, meta, nil
+}

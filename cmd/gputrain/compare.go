@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/passivenfir/gputrain/classes"
+	_ "github.com/passivenfir/gputrain/classes/all"
+	"github.com/passivenfir/gputrain/compare"
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/plot"
+)
+
+func runCompare(e *env, args []string) error {
+	fs := newFlags("gputrain compare")
+	var (
+		dataPath, valPath, testPath, plotDir, outDir, config string
+		only                                                 classes.List
+		seed                                                 uint64
+		workers, valSkip, skip                               int
+		ts                                                   float64
+		quick, quiet, jsonOut                                bool
+	)
+	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat")
+	fs.StringVar(&valPath, "val", "", "validation data file: every class selects its size or stops early on it, and the table shows its Fit")
+	fs.StringVar(&testPath, "test", "", "test data file (optional): the table shows its Fit, and is sorted by it")
+	fs.Var(&only, "only", "comma-separated classes to train (default: all of "+fmt.Sprint(classes.Names())+")")
+	fs.BoolVar(&quick, "quick", false, "smaller training budgets (fewer epochs, smaller searches) for a first look")
+	fs.Uint64Var(&seed, "seed", 1, "random seed of every class")
+	fs.IntVar(&workers, "workers", 0, "goroutines in all (0: one per CPU); classes train side by side, sharing them")
+	fs.IntVar(&valSkip, "val-skip", 0, "samples at the start of each validation record simulated but not scored")
+	fs.IntVar(&skip, "skip", 0, "samples at the start of each test record simulated but not scored")
+	fs.StringVar(&outDir, "out", "", "directory for every trained model's file, CLASS.json (eval, simulate and certify read them)")
+	fs.StringVar(&plotDir, "plot", "", "directory for the plot of every class's free-run output on the first test (else validation) record")
+	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model files (0: the data file's, else unknown)")
+	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	fs.BoolVar(&jsonOut, "json", false, `print the table as one JSON object on stdout: {"data", "data_check", "rows": [{"class", "val_fit", "test_fit", "passive", "certificate", "params", "seconds", "error"}…]}`)
+	spec := flagSpec{
+		usage: "gputrain compare --data FILE --val FILE [--test FILE] [--only fir,nfir,…] [--quick] [--json] [--plot DIR] [--out DIR]",
+		about: `Train every model class a user would otherwise pick on the same data and print one table:
+closed-loop (free-run) Fit on validation and test data (median over records), whether the model
+is certified passive, its parameters and training time, with the data check of the training data
+(energy supply Σu·y, output offset). A class that cannot run on the data says why in its row.
+Classes train side by side on --workers goroutines; one line per class start and end on stderr.`,
+		example: `gputrain gen msd --batches 60 --seed 1 --out train.csv
+gputrain gen msd --batches 20 --seed 2 --out val.csv
+gputrain gen msd --batches 20 --seed 3 --out test.csv
+gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
+	}
+	if err := parseFlags(e, fs, spec, args); err != nil {
+		return err
+	}
+	switch {
+	case valPath == "":
+		return usagef("--val FILE is required: every class selects or stops early on validation data")
+	case workers < 0 || valSkip < 0 || skip < 0:
+		return usagef("--workers, --val-skip and --skip must be ≥ 0")
+	case !finite(ts) || ts < 0:
+		return usagef("--ts %v: must be a finite number ≥ 0", ts)
+	}
+	for flag, dir := range map[string]string{"out": outDir, "plot": plotDir} {
+		if dir == "" {
+			continue
+		}
+		if err := checkOutDir(flag, dir); err != nil {
+			return err
+		}
+		if err := makeOutDir(flag, dir); err != nil {
+			return err
+		}
+	}
+	opt := cols.options(ts)
+	train, err := readData("data", dataPath, opt, 1)
+	if err != nil {
+		return err
+	}
+	if zeroInput(train) {
+		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
+	}
+	val, err := readData("val", valPath, opt, valSkip+1)
+	if err != nil {
+		return err
+	}
+	var test *data.Dataset
+	if testPath != "" {
+		if test, err = readData("test", testPath, opt, skip+1); err != nil {
+			return err
+		}
+	}
+	copt := compare.Options{Only: only, Seed: seed, Workers: workers, ValSkip: valSkip, TestSkip: skip, OutDir: outDir}
+	if quick {
+		copt.Budget = classes.Quick
+	}
+	if !quiet {
+		copt.Progress = func(l string) { fmt.Fprintln(e.stderr, l) }
+	}
+	tab, err := compare.Run(e.ctx, train, val, test, copt)
+	if len(tab.Rows) == 0 {
+		return failf("%v", err)
+	}
+	interrupted := err != nil
+	if plotDir != "" && !interrupted {
+		if err := comparePlot(filepath.Join(plotDir, "compare"), tab, val, test); err != nil {
+			return err
+		}
+	}
+	if jsonOut {
+		if err := writeJSON(e.stdout, tab); err != nil {
+			return err
+		}
+	} else {
+		tab.Write(e.stdout)
+	}
+	if interrupted {
+		return failf("interrupted: %v; the rows above are the classes finished before", err)
+	}
+	for _, r := range tab.Rows {
+		if r.Error == "" {
+			return nil
+		}
+	}
+	return failf("no class could run on the data; see the table")
+}
+
+// comparePlot draws every class's free-run output on the first record of
+// test (else val) against the measured one.
+func comparePlot(base string, tab compare.Table, val, test *data.Dataset) error {
+	d := test
+	if d == nil {
+		d = val
+	}
+	b := d.Batches[0]
+	var traces []plot.Trace
+	for _, r := range tab.Rows {
+		if r.Model == nil {
+			continue
+		}
+		traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, %s: %s", r.Class, d.Name, b.Name(0)), Y: b.Y, YSim: r.Model.Simulate(b.U), YClean: b.YClean})
+	}
+	if len(traces) == 0 {
+		return nil
+	}
+	if err := plot.Responses(base, traces, d.Ts); err != nil {
+		return failf("%v", err)
+	}
+	return nil
+}

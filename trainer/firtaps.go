@@ -1,0 +1,87 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// MaxLinearTaps caps the grid of LinearTapGrid: an exact-mode θ_G solve
+// beyond about 1000 taps takes minutes, and a plant whose memory is longer
+// than 1000 samples is sampled too fast for a FIR anyway.
+const MaxLinearTaps = 1000
+
+// LinearTapGrid returns the lengths 8, 16, 32, … that SelectLinearTaps
+// tries: doubling up to the smallest of MaxLinearTaps and half the shortest
+// training record (a FIR longer than the records it is fitted on sees most
+// of its taps only in part of each record), but at least 8.
+func LinearTapGrid(train *data.Dataset) []int {
+	limit := MaxLinearTaps
+	if train != nil {
+		for _, b := range train.Batches {
+			limit = min(limit, len(b.U)/2)
+		}
+	}
+	grid := []int{8}
+	for L := 16; L <= limit; L *= 2 {
+		grid = append(grid, L)
+	}
+	return grid
+}
+
+// LinearTapsPatience is the number of successive lengths without a better
+// validation Fit after which SelectLinearTaps stops: the Fit of a passive
+// FIR rises with its length up to the plant's memory and then falls slowly
+// as the extra taps fit noise.
+const LinearTapsPatience = 2
+
+// SelectLinearTaps trains a linear FIR (cfg with Structure{LinearTaps: L}:
+// one convex solve each) for every L of grid in turn, from short to long,
+// and returns the result with the best median closed-loop Fit on val. It
+// stops after LinearTapsPatience lengths without improvement, and when ctx
+// is cancelled (returning the best so far with ctx.Err()). cfg's Structure
+// is replaced; its passivity, ridge, decay bound and scaling are kept, with
+// a Decay of 0 meaning the length-adapted 0.93^(50/L) of train --decay auto.
+// val must have records: the choice is made on held-out data. progress,
+// when set, is told every length's Fit.
+func SelectLinearTaps(ctx context.Context, cfg Config, train, val *data.Dataset, grid []int, progress func(taps int, valFit float64)) (*Result, error) {
+	if val == nil || len(val.Batches) == 0 {
+		return nil, fmt.Errorf("%w: choosing the FIR length needs validation data", ErrConfig)
+	}
+	if len(grid) == 0 {
+		return nil, fmt.Errorf("%w: no FIR length to try", ErrConfig)
+	}
+	autoDecay := cfg.Decay == 0
+	var best *Result
+	bestFit, wait := math.Inf(-1), 0
+	for _, L := range grid {
+		c := cfg
+		c.Structure = model.Structure{LinearTaps: L}
+		c.Members, c.BPTTEpochs = 0, 0
+		c.Progress = nil
+		if autoDecay {
+			c.Decay = math.Pow(DefaultConfig().Decay, 50/float64(L))
+		}
+		res, err := Train(ctx, c, train, val)
+		if err != nil {
+			if best != nil && ctx.Err() != nil {
+				return best, ctx.Err()
+			}
+			return best, fmt.Errorf("trainer: FIR of %d taps: %w", L, err)
+		}
+		if progress != nil {
+			progress(L, res.BestValFit)
+		}
+		if res.BestValFit > bestFit || best == nil {
+			best, bestFit, wait = res, res.BestValFit, 0
+			continue
+		}
+		if wait++; wait >= LinearTapsPatience {
+			break
+		}
+	}
+	return best, nil
+}
