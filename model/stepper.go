@@ -53,8 +53,8 @@ func NewStepper(m *NFIR) (*Stepper, error) {
 		s:      s,
 		uScale: m.UScaler.Scale, uMean: m.UScaler.Mean, uStd: m.UScaler.Std,
 		qScale: m.QScaler.Scale, qMean: m.QScaler.Mean, qStd: m.QScaler.Std,
-		lin:    append([]float64(nil), m.Lin...),
-		uLen:   max(s.LinearTaps, 1),
+		lin:  append([]float64(nil), m.Lin...),
+		uLen: max(s.LinearTaps, 1),
 	}
 	if s.Branches > 0 {
 		c := m.Clone()
