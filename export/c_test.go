@@ -171,9 +171,9 @@ func compareRel(t testing.TB, what string, got, want []float64) float64 {
 
 // runDriver feeds the driver "r i" (reset model i) and "s i u" (step model
 // i) lines and reads one hexadecimal float per step.
-func runDriver(t testing.TB, bin, input string) []float64 {
+func runDriver(t testing.TB, bin, input string, args ...string) []float64 {
 	t.Helper()
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdin = strings.NewReader(input)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
