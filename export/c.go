@@ -184,7 +184,7 @@ func C(s *Source, name string) ([]File, error) {
 	} else {
 		def("TS", "0.0", "sampling time unknown")
 	}
-	def("PASSIVE", b01(s.Passive()), "1: certified passive; 0: not (see " + U + "_NOT_PASSIVE)")
+	def("PASSIVE", b01(s.Passive()), "1: certified passive; 0: not (see "+U+"_NOT_PASSIVE)")
 	def("PASSIVITY_MODE", cString(s.Meta.Mode), "")
 	if mk := s.Marker(); mk != "" {
 		def("NOT_PASSIVE", cString(mk), "")
