@@ -14,9 +14,10 @@ type MATMatrix struct {
 	Data       []float64
 }
 
-// WriteMATMatrices writes matrices to w as a MATLAB v5 MAT-file (compressed
-// variables, as WriteMAT), readable by MATLAB's load and scipy.io.loadmat:
-// for files that are not data sets, such as a model's state-space matrices.
+// WriteMATMatrices writes matrices to w as a MATLAB v5 MAT-file, readable
+// by MATLAB's load and scipy.io.loadmat: for files that are not data sets,
+// such as a model's state-space matrices. The variables are not compressed,
+// so that their names (a NOT_PASSIVE marker, say) show in the bytes.
 func WriteMATMatrices(w io.Writer, ms []MATMatrix) error {
 	vars := make([]matVar, len(ms))
 	for i, m := range ms {
@@ -31,5 +32,5 @@ func WriteMATMatrices(w io.Writer, ms []MATMatrix) error {
 		}
 		vars[i] = matVar{name: m.Name, dims: []int{m.Rows, m.Cols}, data: col}
 	}
-	return writeMATVars(w, binary.LittleEndian, true, vars)
+	return writeMATVars(w, binary.LittleEndian, false, vars)
 }
