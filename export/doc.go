@@ -65,11 +65,13 @@
 // realization A, B, C, D of G(z) = Σ_k g(k) z^{−k} with the state x(t) =
 // [u(t−m+1), …, u(t−1)] (A the upper shift, B = e_{m−1}, C = [g(m−1) … g(1)],
 // D = g(0)) in NAME_ss.npz and NAME_ss.mat, with the sampling time and the
-// certificate. Its passivity check is the certificate of its impulse
-// response: G(z) = D + C(zI − A)^{−1}B has exactly the taps D, CB, CAB, …
-// (the generator recovers them from A, B, C, D and certifies those, so a
-// realization that did not match the taps would be refused), and
-// python/gputrain_model.py checks Re G on a dense grid from A, B, C, D
-// again when it loads the file.
-// python/gputrain_model.py reads the .npz and checks it again.
+// certificate. Its passivity is checked twice. The impulse response D, CB,
+// CAB, … recovered from A, B, C, D must be the taps, and is certified again
+// (convex.Certify, rigorous). And the KYP certificate of Theorem 4: X ⪰ 0
+// with [[X − AᵀXA, Cᵀ − AᵀXB], [C − BᵀXA, D + Dᵀ − BᵀXB]] ⪰ 0, found by the
+// KYP solver of package kyp on the problem whose solution is the taps
+// themselves and checked with kyp.Check on this realization, is written
+// into the files as X (up to 250 taps: the solver is O(m³) per Newton
+// step), so that MATLAB or python-control users can verify the LMI with
+// eig. python/gputrain_model.py's load_ss repeats both checks.
 package export

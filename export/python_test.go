@@ -44,6 +44,7 @@ for job in json.load(sys.stdin):
         if job.get("ss"):
             ss = gm.load_ss(job["path"])
             r["passive"] = ss["passive"]
+            r["kyp"] = ss["kyp_min_eig"] is not None
             r["closed"] = [hx(gm.simulate_ss(ss, fx(u))) for u in job["u"]]
         else:
             m = gm.load(job["path"], allow_uncertified=job["allow"])
@@ -66,6 +67,7 @@ type pyJob struct {
 
 type pyResult struct {
 	Passive bool       `json:"passive"`
+	KYP     bool       `json:"kyp"`
 	Refused string     `json:"refused"`
 	Closed  [][]string `json:"closed"`
 	Open    [][]string `json:"open"`
@@ -201,6 +203,9 @@ func TestStateSpace(t *testing.T) {
 		}
 		if r.Passive != srcs[i].Passive() {
 			t.Errorf("model %d: passive %v in Python, %v in Go", i, r.Passive, srcs[i].Passive())
+		}
+		if r.KYP != srcs[i].Passive() {
+			t.Errorf("model %d: KYP certificate checked in Python %v, model passive %v", i, r.KYP, srcs[i].Passive())
 		}
 		want, _ := srcs[i].Model.Simulate(recs[0])
 		compareRel(t, fmt.Sprintf("state space %d", i), parseAll(t, r.Closed[0]), want)

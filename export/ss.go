@@ -8,9 +8,74 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/convex/kyp"
 	"github.com/passivenfir/gputrain/data"
 )
+
+// maxKYPTaps bounds the FIRs whose KYP matrix X is computed: the solver
+// costs O(m³) per Newton step, about a second at 250 taps and eight at 500
+// on the CI machine type.
+const maxKYPTaps = 250
+
+// KYP is the KYP certificate of a realization (Theorem 4): X ⪰ 0 with
+// [[X − AᵀXA, Cᵀ − AᵀXB], [C − BᵀXA, D + Dᵀ − BᵀXB]] ⪰ 0, which proves
+// Re G(e^{iω}) ≥ 0 for the realization itself, in any tool that can take
+// eigenvalues.
+type KYP struct {
+	X                 []float64 // (m−1)×(m−1), row-major; nil for m = 1
+	MinEigX, MinEigLM float64   // smallest eigenvalues of X and of the LMI matrix
+	Tol               float64   // the eigenvalues are ≥ −Tol
+}
+
+// kypCertificate finds X for the taps g, from the KYP solver of package kyp
+// on the problem whose solution is g itself (minimize ½‖θ − g‖² over the
+// passive θ), and checks the LMI with g's own realization. It reports why
+// when it does not give one: more than maxKYPTaps taps, or an LMI that
+// does not hold within Tol (a margin too thin for the solver's accuracy;
+// the certificate of the taps stays the proof then).
+func kypCertificate(g []float64) (*KYP, string) {
+	m := len(g)
+	scale := 1.0
+	for _, v := range g {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	tol := 1e-9 * scale
+	if m == 1 {
+		_, e, ok := kyp.Check(g, nil, tol)
+		if !ok {
+			return nil, "the LMI 2·D ≥ 0 fails"
+		}
+		return &KYP{MinEigX: math.Inf(1), MinEigLM: e, Tol: tol}, ""
+	}
+	if m > maxKYPTaps {
+		return nil, fmt.Sprintf("not computed for more than %d taps", maxKYPTaps)
+	}
+	P := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		P.SetSym(i, i, 1)
+	}
+	sol, err := kyp.Solve(&convex.Problem{P: P, B: append([]float64(nil), g...),
+		Blocks: []convex.Block{{Offset: 0, Len: m, Kind: convex.Exact}}}, &kyp.Options{Tol: 1e-14})
+	if err != nil || len(sol.Certificates) != 1 || sol.Certificates[0].X == nil {
+		return nil, fmt.Sprintf("the KYP solver found no X (%v)", err)
+	}
+	X := sol.Certificates[0].X
+	ex, el, ok := kyp.Check(g, X, tol)
+	if !ok {
+		return nil, fmt.Sprintf("the X found gives eigenvalues %.3g (X) and %.3g (LMI), below −%.3g: the margin is too thin for the solver", ex, el, tol)
+	}
+	n := m - 1
+	k := &KYP{X: make([]float64, n*n), MinEigX: ex, MinEigLM: el, Tol: tol}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			k.X[i*n+j] = X.At(i, j)
+		}
+	}
+	return k, ""
+}
 
 // Realization is a discrete-time state-space model x(t+1) = A x(t) + B u(t),
 // y(t) = C x(t) + D u(t), matrices row-major.
@@ -97,6 +162,11 @@ func StateSpace(s *Source, name string) ([]File, error) {
 	if s.Passive() {
 		passive = 1
 	}
+	var kc *KYP
+	kypNote := "no KYP certificate: the model is not certified passive"
+	if cert.Passive {
+		kc, kypNote = kypCertificate(h[:len(m.Lin)])
+	}
 	n := r.N
 	ts := s.Meta.Ts
 	mats := []data.MATMatrix{
@@ -108,6 +178,12 @@ func StateSpace(s *Source, name string) ([]File, error) {
 		{Name: "passive", Rows: 1, Cols: 1, Data: []float64{passive}},
 		{Name: "min_re", Rows: 1, Cols: 1, Data: []float64{cert.MinRe}},
 		{Name: "omega", Rows: 1, Cols: 1, Data: []float64{cert.Omega}},
+	}
+	if kc != nil {
+		mats = append(mats,
+			data.MATMatrix{Name: "X", Rows: n, Cols: n, Data: kc.X},
+			data.MATMatrix{Name: "kyp_tol", Rows: 1, Cols: 1, Data: []float64{kc.Tol}},
+			data.MATMatrix{Name: "kyp_min_eig_lmi", Rows: 1, Cols: 1, Data: []float64{kc.MinEigLM}})
 	}
 	if !s.Passive() {
 		mats = append(mats, data.MATMatrix{Name: "NOT_PASSIVE", Rows: 1, Cols: 1, Data: []float64{1}})
@@ -124,7 +200,13 @@ func StateSpace(s *Source, name string) ([]File, error) {
 			return nil, err
 		}
 	}
-	summary := strings.Join(s.summary(name), "\n") + "\n"
+	lines := s.summary(name)
+	if kc != nil {
+		lines = append(lines, fmt.Sprintf("KYP (Theorem 4): X in this file; smallest eigenvalue of the LMI %.3g (of X %.3g), tolerance %.3g", kc.MinEigLM, kc.MinEigX, kc.Tol))
+	} else {
+		lines = append(lines, "KYP (Theorem 4): "+kypNote)
+	}
+	summary := strings.Join(lines, "\n") + "\n"
 	if err := writeNPY(zw, "summary", "|u1", []int{len(summary)}, []byte(summary)); err != nil {
 		return nil, err
 	}

@@ -249,7 +249,8 @@ def load(path, allow_uncertified=False):
 def load_ss(path):
     """Read a state-space realization written by `gputrain export --format python-ss` (.npz)
     and check its passivity from A, B, C, D: the impulse response D, CB, CAB, ... must end
-    (A nilpotent: a FIR) and its Re G must be certified >= 0, unless the file says NOT PASSIVE."""
+    (A nilpotent: a FIR) and its Re G must be certified >= 0, unless the file says NOT PASSIVE;
+    and when the file carries the KYP matrix X, the LMI of Theorem 4 must hold (kyp_min_eig)."""
     with np.load(path) as z:
         d = {k: z[k] for k in z.files}
     A, B, C, D = (np.atleast_2d(d[k]).astype(np.float64) for k in ("A", "B", "C", "D"))
@@ -269,6 +270,15 @@ def load_ss(path):
            "passive": bool(d["passive"].ravel()[0]) and "NOT_PASSIVE" not in d}
     if out["passive"] and bound < 0:
         raise NotPassiveError("the file says passive, but min Re G of the realization is not certified >= 0")
+    out["kyp_min_eig"] = None
+    if "X" in d:
+        # The KYP LMI of Theorem 4, checked on the realization as stored.
+        X = np.atleast_2d(d["X"]).astype(np.float64).reshape(n, n)
+        M = np.block([[X - A.T @ X @ A, C.T - A.T @ X @ B], [C - B.T @ X @ A, D + D.T - B.T @ X @ B]])
+        e = float(min(np.linalg.eigvalsh((M + M.T) / 2).min(), np.linalg.eigvalsh((X + X.T) / 2).min() if n else np.inf))
+        out["kyp_min_eig"] = e
+        if e < -float(d["kyp_tol"].ravel()[0]):
+            raise NotPassiveError("the KYP certificate X in the file fails: smallest eigenvalue %g" % e)
     return out
 
 
