@@ -151,6 +151,8 @@ func TestExportRefuses(t *testing.T) {
 	newer := filepath.Join(dir, "newer.json")
 	b, _ = os.ReadFile(fb)
 	os.WriteFile(newer, bytes.Replace(b, []byte(`"version": 1`), []byte(`"version": 9`), 1), 0o644)
+	older := filepath.Join(dir, "older.json")
+	os.WriteFile(older, bytes.Replace(b, []byte(`"version": 1`), []byte(`"version": 0`), 1), 0o644)
 	aFile := filepath.Join(dir, "afile")
 	os.WriteFile(aFile, []byte("x"), 0o644)
 
@@ -171,6 +173,7 @@ func TestExportRefuses(t *testing.T) {
 		{"failed claim", []string{"--model", forged, "--out", out}, "--allow-uncertified"},
 		{"other format", []string{"--model", other, "--out", out}, `"gputrain-model" file`},
 		{"newer version", []string{"--model", newer, "--out", out}, "version 9"},
+		{"old version", []string{"--model", older, "--out", out}, "version 0"},
 		{"fmu without ts", []string{"--model", noTs, "--format", "fmu", "--out", out}, "--ts"},
 		{"negative ts", []string{"--model", fb, "--format", "fmu", "--out", out, "--ts", "-1"}, "--ts"},
 		{"ss of branches", []string{"--model", fb, "--format", "python-ss", "--out", out}, "--branches 0"},
