@@ -67,6 +67,7 @@ func commands() []command {
 		{"eval", "closed- and open-loop Fit of a model on a data file", runEval},
 		{"simulate", "write a model's closed-loop output for the inputs of a data file", runSimulate},
 		{"certify", "the exact passivity certificate of a model file", runCertify},
+		{"export", "a model as C, an FMI 2.0 FMU or state-space matrices: export --model model.json --format c|fmu|python-ss --out DIR", runExport},
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
 		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
 		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch)", runBench},

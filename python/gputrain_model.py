@@ -1,0 +1,303 @@
+"""Read gputrain model files (format "gputrain-nfir", versions 1 and 2) and run them, with NumPy only.
+
+This module is the executable form of docs/MODEL_FORMAT.md: it reads a model
+file as that document specifies, re-checks the passivity claim from the taps,
+and computes the operator in plain loops. Its outputs equal `gputrain simulate`
+to about 1e-15 relative (the Go tests check 1e-12).
+
+    import gputrain_model as gm
+    m = gm.load("model.json")          # refuses a false passivity claim
+    y = m.simulate(u)                  # closed loop: q(t) = y(t-1), q(0) = 0
+    yhat = m.simulate_open_loop(u, y)  # one-step-ahead: q(t) = measured y(t-1)
+    m.certificate                      # per FIR: (lower bound of min Re G, omega)
+
+    ss = gm.load_ss("plant_ss.npz")    # a linear FIR's realization (gputrain export --format python-ss)
+    # ss["A"], ss["B"], ss["C"], ss["D"], ss["Ts"]; e.g. control.ss(A, B, C, D, Ts)
+
+Run as a script, `python3 gputrain_model.py model.json` prints the model and
+its certificate.
+"""
+
+import json
+import math
+import sys
+import warnings
+
+import numpy as np
+
+FORMAT = "gputrain-nfir"
+VERSION = 2
+
+_STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear_taps", "hold_start"}
+_TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
+
+
+class NotPassiveError(ValueError):
+    """A model file claims passivity that its taps do not have."""
+
+
+def _no_duplicates(pairs):
+    d = {}
+    for k, v in pairs:
+        if k in d:
+            raise ValueError("key %r given twice" % k)
+        d[k] = v
+    return d
+
+
+def _reject_constant(name):
+    raise ValueError("%s is not a JSON number" % name)
+
+
+def _int(v, name):
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError("%s: %r is not an integer" % (name, v))
+    return v
+
+
+def _array(v, n, name):
+    if v is None:
+        v = []
+    a = np.asarray(v, dtype=np.float64)
+    if a.ndim != 1 or a.size != n:
+        raise ValueError("%s has %d numbers, want %d" % (name, a.size, n))
+    if not np.all(np.isfinite(a)):
+        raise ValueError("%s: a number is not finite" % name)
+    return a
+
+
+def certify(g, grid=None):
+    """Lower bound of min over w in [0, pi] of Re G(e^{iw}) = sum_k g(k) cos(k w), and where.
+
+    Re G is evaluated on a uniform grid of N + 1 points by one FFT; between grid
+    points it cannot fall below the grid minimum by more than (pi/N)^2/8 *
+    sum_k k^2 |g(k)| (its second derivative is bounded by that sum), and a
+    rounding allowance of 1e-13 * sum|g| is subtracted too. This is looser than
+    gputrain's own certificate (convex.Certify) but independent of it.
+    """
+    g = np.asarray(g, dtype=np.float64)
+    s1 = float(np.sum(np.abs(g)))
+    if s1 == 0.0:
+        return 0.0, 0.0  # the all-zero FIR: Re G is exactly 0
+    k = np.arange(g.size, dtype=np.float64)
+    m2 = float(np.sum(k * k * np.abs(g)))
+    if grid is None:
+        # Enough points that the curvature term is 1e-9 * sum|g|, at most 2^22.
+        need = math.pi * math.sqrt(m2 / (8e-9 * s1)) if m2 > 0 else 1.0
+        grid = 1 << max(10, min(22, int(math.ceil(math.log2(max(need, 2 * g.size))))))
+    re = np.fft.rfft(g, n=2 * grid).real  # Re G at w = pi * i / grid, i = 0 .. grid
+    i = int(np.argmin(re))
+    bound = float(re[i]) - (math.pi / grid) ** 2 / 8 * m2 - 1e-13 * s1
+    return bound, math.pi * i / grid
+
+
+class Model:
+    """An NFIR model read from a file; see load."""
+
+    def __init__(self, f, allow_uncertified=False):
+        if not isinstance(f, dict):
+            raise ValueError("the file is not a JSON object")
+        unknown = set(f) - _TOP_KEYS
+        if unknown:
+            raise ValueError("unknown keys %s" % sorted(unknown))
+        if f.get("format") != FORMAT:
+            raise ValueError("format %r, want %r" % (f.get("format"), FORMAT))
+        version = _int(f.get("version"), "version")
+        if not 1 <= version <= VERSION:
+            raise ValueError("version %d, this reader knows 1..%d" % (version, VERSION))
+        st = f.get("structure")
+        if not isinstance(st, dict) or set(st) - _STRUCTURE_KEYS:
+            raise ValueError("structure: %r" % (st,))
+        if "hold_start" in st and version < 2:
+            raise ValueError("structure.hold_start needs version 2")
+        self.branches = _int(st.get("branches", 0) or 0, "branches")
+        self.taps = _int(st.get("taps", 0) or 0, "taps")
+        self.r1 = _int(st.get("r1", 0) or 0, "r1")
+        self.r2 = _int(st.get("r2", 0) or 0, "r2")
+        self.hidden = [_int(h, "hidden") for h in (st.get("hidden") or [])]
+        self.feedback = bool(st.get("feedback") or False)
+        self.linear_taps = _int(st.get("linear_taps", 0) or 0, "linear_taps")
+        self.hold_start = bool(st.get("hold_start") or False)
+        if min(self.branches, self.taps, self.r1, self.r2, self.linear_taps) < 0 or any(h < 1 for h in self.hidden):
+            raise ValueError("negative size in structure")
+        if self.branches + self.linear_taps == 0:
+            raise ValueError("no branches and no linear FIR")
+        nfeat = self.r1 + (self.r2 if self.feedback else 0)
+        if self.branches > 0 and (self.taps < 1 or nfeat < 1):
+            raise ValueError("branches need taps >= 1 and a lifting network input")
+        self.ts = float(f.get("ts") or 0.0)
+        sc = f["scalers"]
+        self.su = tuple(float(sc["u"][k]) for k in ("scale", "mean", "std"))
+        self.sq = tuple(float(sc["q"][k]) for k in ("scale", "mean", "std"))
+        for s in (self.su, self.sq):
+            if not (s[0] > 0 and s[2] > 0 and all(map(math.isfinite, s))):
+                raise ValueError("a scaler needs finite scale > 0, std > 0 and a finite mean")
+        g = f.get("g") or []
+        if len(g) != self.branches:
+            raise ValueError("%d tap vectors for %d branches" % (len(g), self.branches))
+        self.G = np.array([_array(gj, self.taps, "g[%d]" % j) for j, gj in enumerate(g)]).reshape(self.branches, self.taps)
+        self.lin = _array(f.get("linear"), self.linear_taps, "linear")
+        mlp = f.get("mlp") or {}
+        sizes = mlp.get("sizes") or []
+        self.W, self.b = [], []
+        if self.branches > 0:
+            want = [nfeat] + self.hidden + [self.branches]
+            if list(sizes) != want:
+                raise ValueError("mlp.sizes %r, want %r" % (sizes, want))
+            ws, bs = mlp.get("weights") or [], mlp.get("biases") or []
+            if len(ws) != len(want) - 1 or len(bs) != len(want) - 1:
+                raise ValueError("mlp: %d weight and %d bias layers, want %d" % (len(ws), len(bs), len(want) - 1))
+            for l in range(len(want) - 1):
+                self.W.append(_array(ws[l], want[l + 1] * want[l], "mlp.weights[%d]" % l).reshape(want[l + 1], want[l]))
+                self.b.append(_array(bs[l], want[l + 1], "mlp.biases[%d]" % l))
+        elif sizes or mlp.get("weights") or mlp.get("biases"):
+            raise ValueError("a model without branches has no lifting network")
+        pas = f["passivity"]
+        self.mode = pas["mode"]
+        if self.mode not in ("exact", "sampled", "kyp", "none"):
+            raise ValueError("passivity mode %r" % self.mode)
+        # The certificate is recomputed from the taps; the stored one is informational.
+        self.certificate = [certify(gj) for gj in self.G]
+        self.linear_certificate = certify(self.lin) if self.linear_taps > 0 else None
+        failed = [j for j, c in enumerate(self.certificate) if c[0] < 0]
+        if self.linear_certificate is not None and self.linear_certificate[0] < 0:
+            failed.append("linear")
+        self.passive = self.mode != "none" and not failed
+        if self.mode != "none" and failed:
+            msg = "mode %r claims passivity, but min Re G is not certified >= 0 for FIR %s" % (self.mode, failed)
+            if not allow_uncertified:
+                raise NotPassiveError(msg)
+            warnings.warn("NOT PASSIVE: " + msg)
+
+    def _features(self, u, q, t):
+        p = []
+        for i in range(self.r1):
+            s = t - self.r1 + 1 + i
+            if self.hold_start:
+                s = max(s, 0)
+            v = u[s] if s >= 0 else 0.0
+            p.append((v / self.su[0] - self.su[1]) / self.su[2])
+        if self.feedback:
+            for i in range(self.r2):
+                s = t - self.r2 + 1 + i
+                v = q[s] if s >= 0 else 0.0
+                p.append((v / self.sq[0] - self.sq[1]) / self.sq[2])
+        return np.array(p)
+
+    def _gains(self, p):
+        h = p
+        for W, b in zip(self.W, self.b):
+            h = np.tanh(W @ h + b)
+        return h
+
+    def _run(self, u, q):
+        u = np.asarray(u, dtype=np.float64)
+        if u.ndim != 1:
+            raise ValueError("u must be one record (a 1-D array)")
+        T, mN, mG, mL = u.size, self.branches, self.taps, self.linear_taps
+        closed = q is None
+        if closed:
+            q = np.zeros(T)
+        y = np.zeros(T)
+        n = np.zeros((T, mN))
+        for t in range(T):
+            if closed and t > 0:
+                q[t] = y[t - 1]
+            s = 0.0
+            if mN:
+                n[t] = self._gains(self._features(u, q, t))
+                k0 = max(0, t - mG + 1)
+                # z_j = sum_k g_j(k) n_j(t-k) u(t-k), k = 0 .. min(mG-1, t)
+                seg = n[k0 : t + 1] * u[k0 : t + 1, None]
+                z = np.einsum("jl,lj->j", self.G[:, t - k0 :: -1], seg)
+                s = float(n[t] @ z)
+            if mL:
+                k1 = max(0, t - mL + 1)
+                s += float(self.lin[t - k1 :: -1] @ u[k1 : t + 1])
+            y[t] = s
+        return y
+
+    def simulate(self, u):
+        """Closed-loop output of one record: a feedback model feeds back its own output."""
+        return self._run(u, None)
+
+    def simulate_open_loop(self, u, y):
+        """One-step-ahead prediction: q(t) = y(t-1) of the measured y, q(0) = 0."""
+        y = np.asarray(y, dtype=np.float64)
+        u = np.asarray(u, dtype=np.float64)
+        if y.shape != u.shape:
+            raise ValueError("u and y must have the same length")
+        q = np.concatenate(([0.0], y[:-1])) if y.size else y.copy()
+        return self._run(u, q)
+
+    def __repr__(self):
+        return "Model(branches=%d, taps=%d, r1=%d, r2=%d, hidden=%r, feedback=%r, linear_taps=%d, mode=%r, passive=%r)" % (
+            self.branches, self.taps, self.r1, self.r2, self.hidden, self.feedback, self.linear_taps, self.mode, self.passive)
+
+
+def load(path, allow_uncertified=False):
+    """Read and validate a model file; refuse a passivity claim the taps fail (NotPassiveError)
+    unless allow_uncertified."""
+    with open(path, "rb") as fh:
+        text = fh.read().decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    f = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    return Model(f, allow_uncertified=allow_uncertified)
+
+
+def load_ss(path):
+    """Read a state-space realization written by `gputrain export --format python-ss` (.npz)
+    and check its passivity from A, B, C, D: the impulse response D, CB, CAB, ... must end
+    (A nilpotent: a FIR) and its Re G must be certified >= 0, unless the file says NOT PASSIVE;
+    and when the file carries the KYP matrix X, the LMI of Theorem 4 must hold (kyp_min_eig)."""
+    with np.load(path) as z:
+        d = {k: z[k] for k in z.files}
+    A, B, C, D = (np.atleast_2d(d[k]).astype(np.float64) for k in ("A", "B", "C", "D"))
+    n = A.shape[0]
+    A, B, C = A.reshape(n, n), B.reshape(n, 1), C.reshape(1, n)
+    h = [float(D[0, 0])]
+    x = B[:, 0]
+    for _ in range(n):
+        h.append(float(C[0] @ x))
+        x = A @ x
+    if n and np.any(x != 0):
+        raise ValueError("A is not nilpotent: not the realization of a FIR")
+    h = np.array(h[: n + 1])
+    bound, omega = certify(h)
+    out = {"A": A, "B": B, "C": C, "D": D, "Ts": float(d["Ts"].ravel()[0]), "taps": h,
+           "min_re": bound, "omega": omega, "summary": bytes(d["summary"]).decode("utf-8"),
+           "passive": bool(d["passive"].ravel()[0]) and "NOT_PASSIVE" not in d}
+    if out["passive"] and bound < 0:
+        raise NotPassiveError("the file says passive, but min Re G of the realization is not certified >= 0")
+    out["kyp_min_eig"] = None
+    if "X" in d:
+        # The KYP LMI of Theorem 4, checked on the realization as stored.
+        X = np.atleast_2d(d["X"]).astype(np.float64).reshape(n, n)
+        M = np.block([[X - A.T @ X @ A, C.T - A.T @ X @ B], [C - B.T @ X @ A, D + D.T - B.T @ X @ B]])
+        e = float(min(np.linalg.eigvalsh((M + M.T) / 2).min(), np.linalg.eigvalsh((X + X.T) / 2).min() if n else np.inf))
+        out["kyp_min_eig"] = e
+        if e < -float(d["kyp_tol"].ravel()[0]):
+            raise NotPassiveError("the KYP certificate X in the file fails: smallest eigenvalue %g" % e)
+    return out
+
+
+def simulate_ss(ss, u):
+    """Output of a realization from rest: x(t+1) = A x(t) + B u(t), y(t) = C x(t) + D u(t)."""
+    A, B, C, D = ss["A"], ss["B"][:, 0], ss["C"][0], ss["D"][0, 0]
+    x = np.zeros(A.shape[0])
+    y = np.zeros(len(u))
+    for t, v in enumerate(u):
+        y[t] = C @ x + D * v
+        x = A @ x + B * v
+    return y
+
+
+if __name__ == "__main__":
+    for p in sys.argv[1:]:
+        m = load(p, allow_uncertified=True)
+        print(p, m)
+        for j, (b, w) in enumerate(m.certificate):
+            print("  branch %d: min Re G >= %.6g at w = %.6g" % (j, b, w))
+        if m.linear_certificate is not None:
+            print("  linear FIR: min Re G >= %.6g at w = %.6g" % m.linear_certificate)
