@@ -68,6 +68,7 @@ func commands() []command {
 		{"simulate", "write a model's closed-loop output for the inputs of a data file", runSimulate},
 		{"certify", "the exact passivity certificate of a model file", runCertify},
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
+		{"sweep", "many trainings as a scheduler's array or on local cores: sweep plan|run|collect", runSweep},
 		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch)", runBench},
 	}
 }
