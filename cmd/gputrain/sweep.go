@@ -137,7 +137,7 @@ gputrain sweep plan sweep.toml --out /shared/runs --emit slurm --parallel 8 > sw
 	}
 	s, err := sweep.ReadSpec(specPath)
 	if err != nil {
-		return badInput(err)
+		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
 	plan, err := sweep.Expand(s, out, checkTrainFlags)
 	if err != nil {
@@ -305,7 +305,7 @@ JOB_COMPLETION_INDEX=3 gputrain sweep run --plan runs/plan.json`,
 	}
 	plan, err := sweep.ReadPlan(planPath)
 	if err != nil {
-		return badInput(err)
+		return usagef("--plan: %s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
 	r := &sweep.Runner{Plan: plan, Dir: filepath.Dir(planPath), Train: sweepTrain}
 	if !quiet {
@@ -340,18 +340,23 @@ JOB_COMPLETION_INDEX=3 gputrain sweep run --plan runs/plan.json`,
 	if !quiet {
 		fmt.Fprintf(e.stderr, "%d pending trials of %d, %d at a time\n", len(todo), len(plan.Trials), min(local, max(len(todo), 1)))
 	}
-	outs, err := r.RunAll(e.ctx, todo, local)
-	failed := 0
-	for _, o := range outs {
-		if o.Status == sweep.Failed {
-			failed++
+	_, err = r.RunAll(e.ctx, todo, local)
+	if err != nil {
+		return failf("%d of %d trials did not finish (run again to redo them): %v", len(unjoin(err)), len(todo), err)
+	}
+	// failed trials, of this run or an earlier one, are not retried: they
+	// make the sweep incomplete all the same
+	failed, selected := 0, 0
+	for i := range plan.Trials {
+		if shard.Has(i) {
+			selected++
+			if r.State(i) == sweep.Failed {
+				failed++
+			}
 		}
 	}
-	switch {
-	case err != nil:
-		return failf("%d of %d trials did not finish (run again to redo them): %v", len(unjoin(err)), len(todo), err)
-	case failed > 0:
-		return failf("%d of %d trials failed on bad input; see their train.log", failed, len(todo))
+	if failed > 0 {
+		return failf("%d of %d trials failed on bad input and are not retried; see 'gputrain sweep collect %s'", failed, selected, r.Dir)
 	}
 	return nil
 }
@@ -383,7 +388,7 @@ first. Exit 1 when a trial failed or is missing, 0 when all are done.`,
 	}
 	plan, err := sweep.ReadPlan(filepath.Join(dir, sweep.PlanFile))
 	if err != nil {
-		return badInput(err)
+		return usagef("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
 	s := sweep.Collect(plan, dir)
 	if err := s.Write(dir); err != nil {
