@@ -343,3 +343,66 @@ func TestSweepEmit(t *testing.T) {
 		t.Errorf("--emit pbs: exit %d, want 2", code)
 	}
 }
+
+// BenchmarkSweepLocal times a 16-trial sweep (the grid of the README's
+// example: taps 20, 40 × branches 2, 4 × 4 seeds, 1 iteration of 20 epochs)
+// run serially (--local 1) and two at a time (--local 2) through the same
+// in-process trial runner, and reports the ratio of the two times (target
+// on a 2-core machine: ≤ 0.55).
+//
+//	go test ./cmd/gputrain -run '^$' -bench SweepLocal -benchtime 1x
+func BenchmarkSweepLocal(b *testing.B) {
+	dir := b.TempDir()
+	if code, _, stderr := runCLI("gen", "msd", "--batches", "10", "--seed", "1", "--out", filepath.Join(dir, "train.csv")); code != 0 {
+		b.Fatal(stderr)
+	}
+	if code, _, stderr := runCLI("gen", "msd", "--batches", "3", "--seed", "2", "--out", filepath.Join(dir, "val.csv")); code != 0 {
+		b.Fatal(stderr)
+	}
+	spec := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(spec, []byte("[[plant]]\nname = \"msd\"\ndata = \"train.csv\"\nval = \"val.csv\"\n[fixed]\niters = 1\nepochs = 20\n[grid]\ntaps = [20, 40]\nbranches = [2, 4]\nseed = [1, 2, 3, 4]\n"), 0o644)
+	var serial, parallel time.Duration
+	var serialCPU, parallelCPU float64
+	for i := range b.N {
+		for _, p := range []string{"1", "2"} {
+			out := filepath.Join(dir, fmt.Sprintf("runs-%d-%s", i, p))
+			if code, _, stderr := runCLI("sweep", "plan", spec, "--out", out, "--quiet"); code != 0 {
+				b.Fatal(stderr)
+			}
+			start, cpu0 := time.Now(), cpuSeconds()
+			if code, _, stderr := runCLI("sweep", "run", "--plan", filepath.Join(out, "plan.json"), "--local", p, "--quiet"); code != 0 {
+				b.Fatal(stderr)
+			}
+			if p == "1" {
+				serial += time.Since(start)
+				serialCPU += cpuSeconds() - cpu0
+			} else {
+				parallel += time.Since(start)
+				parallelCPU += cpuSeconds() - cpu0
+			}
+		}
+	}
+	b.ReportMetric(serial.Seconds()/float64(b.N), "serial-s")
+	b.ReportMetric(parallel.Seconds()/float64(b.N), "local2-s")
+	b.ReportMetric(parallel.Seconds()/serial.Seconds(), "ratio")
+	// CPU time says whether the trials, not the machine, limit the ratio:
+	// on a machine shared with other work the wall-clock ratio is noise.
+	b.ReportMetric(serialCPU/float64(b.N), "serial-cpu-s")
+	b.ReportMetric(parallelCPU/float64(b.N), "local2-cpu-s")
+}
+
+// cpuSeconds is the user and system time of this process so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// runCLI runs the program in-process, for benchmarks.
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
