@@ -303,6 +303,9 @@ JOB_COMPLETION_INDEX=3 gputrain sweep run --plan runs/plan.json`,
 	if local < 1 {
 		return usagef("--local %d: must be ≥ 1", local)
 	}
+	if isSet(fs, "index") && isSet(fs, "shard") {
+		return usagef("--index and --shard both select trials; give one")
+	}
 	plan, err := sweep.ReadPlan(planPath)
 	if err != nil {
 		return usagef("--plan: %s", strings.TrimPrefix(err.Error(), "sweep: "))

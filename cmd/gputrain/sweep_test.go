@@ -308,7 +308,7 @@ func TestSweepFailedTrial(t *testing.T) {
 	if !reflect.DeepEqual(before, snapshot(t, out)) {
 		t.Error("the rerun retried the failed trial")
 	}
-	for _, args := range [][]string{{"--index", "2"}, {"--local", "0"}, {"--shard", "2/2"}} {
+	for _, args := range [][]string{{"--index", "2"}, {"--local", "0"}, {"--shard", "2/2"}, {"--index", "0", "--shard", "0/2"}} {
 		if code, _, _ := cli(t, append([]string{"sweep", "run", "--plan", plan}, args...)...); code != exitUsage {
 			t.Errorf("sweep run %v: exit %d, want 2", args, code)
 		}
@@ -405,4 +405,25 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
 	code = run(args, &o, &e)
 	return code, o.String(), e.String()
+}
+
+// TestSweepShard: --shard i/k runs trials i, i+k, …; the k shards together
+// run them all.
+func TestSweepShard(t *testing.T) {
+	dir := t.TempDir()
+	genData(t, dir, 6, "1")
+	spec := filepath.Join(dir, "s.toml")
+	os.WriteFile(spec, []byte("[[plant]]\nname = \"a\"\ndata = \"msd-1.csv\"\n[fixed]\nbranches = 0\n[grid]\nlinear-taps = [4, 6, 8, 10, 12]\n"), 0o644)
+	out := filepath.Join(dir, "runs")
+	mustRun(t, "sweep", "plan", spec, "--out", out, "--quiet")
+	plan := filepath.Join(out, "plan.json")
+	mustRun(t, "sweep", "run", "--plan", plan, "--shard", "1/2", "--quiet")
+	for i := range 5 {
+		_, err := os.Stat(filepath.Join(out, fmt.Sprintf("trial-%04d", i), sweep.DoneFile))
+		if (err == nil) != (i%2 == 1) {
+			t.Errorf("after shard 1/2, trial %d done: %v", i, err == nil)
+		}
+	}
+	mustRun(t, "sweep", "run", "--plan", plan, "--shard", "0/2", "--quiet")
+	summaryOf(t, out, 0)
 }
