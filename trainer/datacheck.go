@@ -58,8 +58,16 @@ const OffsetNote = 0.1
 
 // CheckData computes the DataCheck of d with a linear FIR of the given
 // number of taps (at least 1) for the offset, fitted on the data scaled to
-// the reference scale (Config.Scale "auto") with the default ridge.
+// the reference scale (Config.Scale "auto") with the default ridge, with
+// one worker per CPU.
 func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error) {
+	return CheckDataWorkers(ctx, d, taps, 0)
+}
+
+// CheckDataWorkers is CheckData with the given number of workers (0: one per
+// CPU), so that a run given --workers keeps to it: trainings running side
+// by side, one worker each, must not each take every core for their check.
+func CheckDataWorkers(ctx context.Context, d *data.Dataset, taps, workers int) (DataCheck, error) {
 	if d == nil || len(d.Batches) == 0 {
 		return DataCheck{}, fmt.Errorf("%w: no data to check", ErrConfig)
 	}
@@ -99,6 +107,7 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 	cfg := DefaultConfig()
 	cfg.Structure = model.Structure{LinearTaps: taps}
 	cfg.Passivity, cfg.Rho, cfg.Scale = "none", 0, "auto"
+	cfg.Workers = workers
 	sub := head(d, checkSamples)
 	res, err := Train(ctx, cfg, sub, nil)
 	if err != nil {
