@@ -19,7 +19,7 @@ const PlanFile = "plan.json"
 // Plan is the numbered list of trials of a sweep. A trial's number is its
 // index in Trials, which is what a scheduler's array index selects.
 type Plan struct {
-	Spec   string  `json:"spec"` // the spec file it was expanded from, for the record
+	Spec   string  `json:"spec"` // the spec file it was expanded from, relative to the plan's folder, for the record
 	Trials []Trial `json:"trials"`
 }
 
@@ -95,7 +95,10 @@ func Expand(s *Spec, out string, validate Validate) (*Plan, error) {
 	for i, k := range keys {
 		lists[i] = s.Grid[k].([]any)
 	}
-	p := &Plan{Spec: s.file}
+	p := &Plan{}
+	if s.file != "" {
+		p.Spec = relTo(out, s.file)
+	}
 	for _, pl := range s.Plants {
 		pos := make([]int, len(keys)) // the odometer over the grid
 		for {

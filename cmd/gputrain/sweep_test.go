@@ -274,7 +274,7 @@ func TestSweepPlanRefuses(t *testing.T) {
 	os.WriteFile(spec, []byte("[[plant]]\nname = \"a\"\ndata = \"msd-1.csv\"\n[grid]\nseed = [1, 2]\n"), 0o644)
 	out := filepath.Join(dir, "runs")
 	mustRun(t, "sweep", "plan", spec, "--out", out, "--quiet")
-	mustRun(t, "sweep", "plan", spec, "--out", out, "--quiet")
+	mustRun(t, "sweep", "plan", dir+"/./ok.toml", "--out", out, "--quiet") // the same spec, spelled otherwise
 	os.WriteFile(spec, []byte("[[plant]]\nname = \"a\"\ndata = \"msd-1.csv\"\n[grid]\nseed = [1, 3]\n"), 0o644)
 	if code, _, stderr := cli(t, "sweep", "plan", spec, "--out", out); code != exitUsage || !strings.Contains(stderr, "holds another plan") {
 		t.Errorf("another plan in the folder: exit %d, %s", code, stderr)
