@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // Summary is the collected state of a sweep, as summary.json.
@@ -34,9 +37,12 @@ type Result struct {
 	// Certified is true when the model file loads (model.Load checks the
 	// certificate of a model claiming passivity) and its exact certificate
 	// holds.
-	Certified bool           `json:"certified"`
-	Seconds   float64        `json:"seconds"`
-	Settings  map[string]any `json:"settings"`
+	Certified bool `json:"certified"`
+	// TestFit is the median closed-loop fit in percent on the plant's test
+	// data, when the spec gives it; shown, never ranked by.
+	TestFit  *float64       `json:"test_fit,omitempty"`
+	Seconds  float64        `json:"seconds"`
+	Settings map[string]any `json:"settings"`
 	// Note says what is wrong: the last log line of a failed or missing
 	// trial, or why a done trial's model does not certify.
 	Note string `json:"note,omitempty"`
@@ -45,8 +51,9 @@ type Result struct {
 // Collect reads the folders of every trial of p in the folder dir.
 func Collect(p *Plan, dir string) *Summary {
 	s := &Summary{Trials: make([]Result, len(p.Trials))}
+	tests := testSets{}
 	for i, t := range p.Trials {
-		s.Trials[i] = collectOne(t, dir)
+		s.Trials[i] = collectOne(t, dir, tests)
 	}
 	for _, plant := range plants(p) {
 		var ranked []int
@@ -92,7 +99,7 @@ func plants(p *Plan) []string {
 	return names
 }
 
-func collectOne(t Trial, dir string) Result {
+func collectOne(t Trial, dir string, tests testSets) Result {
 	r := Result{Index: t.Index, Plant: t.Plant, Settings: t.Settings}
 	folder := filepath.Join(dir, t.Dir)
 	st := folderState(folder)
@@ -142,7 +149,54 @@ func collectOne(t Trial, dir string) Result {
 	if !cert.Passive {
 		r.Note = "the model's certificate fails (trained with --passivity none?)"
 	}
+	if t.Test != "" {
+		fit, err := tests.fit(nf, t, dir)
+		if err != nil {
+			r.Note = "test data: " + oneLine(err.Error())
+		} else {
+			r.TestFit = &fit
+		}
+	}
 	return r
+}
+
+// testSets reads each test file once, by its path and columns.
+type testSets map[string]*data.Dataset
+
+// fit is the median closed-loop fit of m on t's test data, read with the
+// columns t trained with and scored from its --val-skip.
+func (ts testSets) fit(m *model.NFIR, t Trial, dir string) (float64, error) {
+	text := func(k, def string) string {
+		if v, ok := t.Settings[k]; ok {
+			if s, err := flagText(v); err == nil && s != "" {
+				return s
+			}
+		}
+		return def
+	}
+	opt := data.ReadOptions{UCol: text("u", "u"), YCol: text("y", "y"), IgnoreExtra: text("ignore-extra", "false") == "true"}
+	path := inDir(dir, t.Test)
+	key := fmt.Sprint(path, opt.UCol, opt.YCol, opt.IgnoreExtra)
+	d, ok := ts[key]
+	if !ok {
+		var err error
+		if d, err = data.ReadFile(path, opt); err != nil {
+			return 0, err
+		}
+		ts[key] = d
+	}
+	skip, err := strconv.Atoi(text("val-skip", "0"))
+	if err != nil {
+		return 0, fmt.Errorf("val-skip: %w", err)
+	}
+	ev, err := trainer.Evaluate(m, d, skip)
+	if err != nil {
+		return 0, err
+	}
+	if f := ev.ClosedLoop.Median; !math.IsNaN(f) {
+		return f, nil
+	}
+	return 0, fmt.Errorf("%s: no batch has a fit", t.Test)
 }
 
 // Complete reports whether every trial is done.
@@ -178,7 +232,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 }
 
 // WriteMarkdown writes s as a report: per plant, the done trials ranked by
-// validation fit, then the failed and missing trials with their last log
+// validation fit (with the test fit, where there is one), then the failed and missing trials with their last log
 // line.
 func (s *Summary) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
@@ -203,17 +257,20 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 			b.WriteString("No trial done.\n")
 			continue
 		}
-		b.WriteString("| rank | trial | val fit % | certified | seconds | settings |\n|---:|---:|---:|:---:|---:|---|\n")
+		b.WriteString("| rank | trial | val fit % | test fit % | certified | seconds | settings |\n|---:|---:|---:|---:|:---:|---:|---|\n")
 		for _, r := range ranked {
-			fit := "–"
+			fit, test := "–", "–"
 			if r.ValFit != nil {
 				fit = fmt.Sprintf("%.2f", *r.ValFit)
+			}
+			if r.TestFit != nil {
+				test = fmt.Sprintf("%.2f", *r.TestFit)
 			}
 			cert := "yes"
 			if !r.Certified {
 				cert = "**no**"
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %.1f | %s |\n", r.Rank, r.Index, fit, cert, r.Seconds, settingsText(r.Settings))
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %s |\n", r.Rank, r.Index, fit, test, cert, r.Seconds, settingsText(r.Settings))
 		}
 	}
 	if failed+missing > 0 {

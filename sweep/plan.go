@@ -37,6 +37,7 @@ type Trial struct {
 	// anywhere as long as the data keep their place beside it.
 	Data string  `json:"data"`
 	Val  string  `json:"val,omitempty"`
+	Test string  `json:"test,omitempty"` // scored by Collect only, never given to train
 	Ts   float64 `json:"ts,omitempty"`
 	Dir  string  `json:"dir"` // the trial's output folder, relative to the plan's
 }
@@ -116,6 +117,9 @@ func Expand(s *Spec, out string, validate Validate) (*Plan, error) {
 				Data: relTo(out, s.path(pl.Data)), Dir: fmt.Sprintf("trial-%04d", len(p.Trials))}
 			if pl.Val != "" {
 				t.Val = relTo(out, s.path(pl.Val))
+			}
+			if pl.Test != "" {
+				t.Test = relTo(out, s.path(pl.Test))
 			}
 			if m, ok := set["model"]; ok {
 				t.Model, _ = flagText(m)

@@ -30,9 +30,12 @@ type Spec struct {
 
 // Plant is one system to identify: its data files and sampling time.
 type Plant struct {
-	Name string  `toml:"name" yaml:"name"`
-	Data string  `toml:"data" yaml:"data"`
-	Val  string  `toml:"val" yaml:"val"`
+	Name string `toml:"name" yaml:"name"`
+	Data string `toml:"data" yaml:"data"`
+	Val  string `toml:"val" yaml:"val"`
+	// Test, optional, is scored by Collect for the record; trials are
+	// never ranked by it.
+	Test string  `toml:"test" yaml:"test"`
 	Ts   float64 `toml:"ts" yaml:"ts"`
 }
 
@@ -64,7 +67,7 @@ func ReadSpec(path string) (*Spec, error) {
 			return nil, fmt.Errorf("sweep: %s: %s", path, oneLine(err.Error()))
 		}
 		if u := md.Undecoded(); len(u) > 0 {
-			return nil, fmt.Errorf("sweep: %s: unknown key %q; a spec has [[plant]] tables (name, data, val, ts), [fixed] and [grid]", path, u[0].String())
+			return nil, fmt.Errorf("sweep: %s: unknown key %q; a spec has [[plant]] tables (name, data, val, test, ts), [fixed] and [grid]", path, u[0].String())
 		}
 		s.order = map[string]int{}
 		for _, k := range md.Keys() {
@@ -76,7 +79,7 @@ func ReadSpec(path string) (*Spec, error) {
 		dec := yaml.NewDecoder(bytes.NewReader(raw))
 		dec.KnownFields(true)
 		if err := dec.Decode(s); err != nil {
-			return nil, fmt.Errorf("sweep: %s: %s; a spec has plant (a list of name, data, val, ts), fixed and grid", path, oneLine(err.Error()))
+			return nil, fmt.Errorf("sweep: %s: %s; a spec has plant (a list of name, data, val, test, ts), fixed and grid", path, oneLine(err.Error()))
 		}
 		var node yaml.Node
 		if err := yaml.Unmarshal(raw, &node); err == nil {
@@ -137,7 +140,7 @@ func (s *Spec) Check() error {
 			bad(f+".name", "%q: a name without slashes or line breaks", p.Name)
 		}
 		names[p.Name] = true
-		for _, file := range []struct{ field, path string }{{"data", p.Data}, {"val", p.Val}} {
+		for _, file := range []struct{ field, path string }{{"data", p.Data}, {"val", p.Val}, {"test", p.Test}} {
 			if file.path == "" {
 				if file.field == "data" {
 					bad(f+".data", "empty; give the training data file")

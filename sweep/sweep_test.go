@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -418,7 +419,7 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, SummaryMarkdown))
-	for _, want := range []string{"3 trials: 2 done, 0 failed, 1 missing", "| 1 | 1 | 30.00 | **no** |", "| 2 | a | missing | not run |"} {
+	for _, want := range []string{"3 trials: 2 done, 0 failed, 1 missing", "| 1 | 1 | 30.00 | – | **no** |", "| 2 | a | missing | not run |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}
@@ -431,6 +432,42 @@ func TestCollect(t *testing.T) {
 	for _, key := range []string{`"index"`, `"plant"`, `"status"`, `"val_fit"`, `"certified"`, `"seconds"`, `"settings"`} {
 		if !strings.Contains(string(raw), key) {
 			t.Errorf("summary.json lacks %s", key)
+		}
+	}
+}
+
+// TestCollectTestFit: the test fit is scored on the plant's test data and
+// shown, and the ranking stays by validation fit.
+func TestCollectTestFit(t *testing.T) {
+	dir := specDir(t)
+	writeFile(t, dir, "test.csv", "u,y\n1,1\n2,2\n-1,-1\n3,3\n")
+	s, err := ReadSpec(writeFile(t, dir, "s.toml", "[[plant]]\nname = \"a\"\ndata = \"train.csv\"\ntest = \"test.csv\"\n[grid]\nseed = [1, 3]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "runs")
+	p, err := Expand(s, out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(out, 0o755)
+	var calls atomic.Int32
+	r := &Runner{Plan: p, Dir: out, Train: fakeTrain(&calls)}
+	if _, err := r.RunAll(context.Background(), []int{0, 1}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if args, _ := p.Trials[0].Args(out); strings.Contains(strings.Join(args, " "), "test.csv") {
+		t.Errorf("the test file is given to train: %v", args)
+	}
+	sum := Collect(p, out)
+	// the model y = seed·u: seed 1 fits y = u exactly, seed 3 has 100·(1 − ‖2u‖/‖u‖) = −100%
+	for i, want := range []struct {
+		rank int
+		test float64
+	}{{2, 100}, {1, -100}} {
+		got := sum.Trials[i]
+		if got.Rank != want.rank || got.TestFit == nil || math.Abs(*got.TestFit-want.test) > 1e-9 {
+			t.Errorf("trial %d: rank %d, test fit %v; want %d, %g (%s)", i, got.Rank, got.TestFit, want.rank, want.test, got.Note)
 		}
 	}
 }
