@@ -377,7 +377,8 @@ func runSweepCollect(e *env, args []string) error {
 	fs.BoolVar(&quiet, "quiet", false, "print nothing; write the files only")
 	spec := flagSpec{
 		usage: "gputrain sweep collect DIR [--json]",
-		about: `Collect a sweep: rank the done trials of each plant by validation fit, certify each model
+		about: `Collect a sweep: rank the done trials of each plant by validation fit (a plant's test data,
+test = FILE in the spec, give a test fit that is shown, never ranked by), certify each model
 (loading it checks the certificate of a passive model), and list the failed and missing trials
 with the last line of their log. Writes DIR/summary.md and DIR/summary.json and prints the
 first. Exit 1 when a trial failed or is missing, 0 when all are done.`,
