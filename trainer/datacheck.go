@@ -79,8 +79,16 @@ const OffsetNote = 0.1
 
 // CheckData computes the DataCheck of d with a linear FIR of the given
 // number of taps (at least 1) for the offset, fitted on the data scaled to
-// the reference scale (Config.Scale "auto") with the default ridge.
+// the reference scale (Config.Scale "auto") with the default ridge, with
+// one worker per CPU.
 func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error) {
+	return CheckDataWorkers(ctx, d, taps, 0)
+}
+
+// CheckDataWorkers is CheckData with the given number of workers (0: one per
+// CPU), so that a run given --workers keeps to it: trainings running side
+// by side, one worker each, must not each take every core for their check.
+func CheckDataWorkers(ctx context.Context, d *data.Dataset, taps, workers int) (DataCheck, error) {
 	if d == nil || len(d.Batches) == 0 {
 		return DataCheck{}, fmt.Errorf("%w: no data to check", ErrConfig)
 	}
@@ -119,7 +127,7 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 		return c, nil
 	}
 	sub := head(d, checkSamples)
-	fir, err := checkFIR(ctx, sub, taps, "none")
+	fir, err := checkFIR(ctx, sub, taps, "none", workers)
 	if err != nil {
 		return c, err
 	}
@@ -141,11 +149,11 @@ func CheckData(ctx context.Context, d *data.Dataset, taps int) (DataCheck, error
 	c.Offset = r / float64(n) / math.Sqrt(yySub/float64(n))
 	free := fir
 	if taps > gapTaps {
-		if free, err = checkFIR(ctx, sub, gapTaps, "none"); err != nil {
+		if free, err = checkFIR(ctx, sub, gapTaps, "none", workers); err != nil {
 			return c, err
 		}
 	}
-	pas, err := checkFIR(ctx, sub, min(taps, gapTaps), "sampled")
+	pas, err := checkFIR(ctx, sub, min(taps, gapTaps), "sampled", workers)
 	if err != nil {
 		return c, err
 	}
@@ -166,10 +174,11 @@ const gapTaps = 300
 // checkFIR fits a linear FIR of the given taps to d in the passivity mode
 // ("none" or a passive one), on the data scaled to the reference scale
 // (Config.Scale "auto") with the default ridge and no decay bound.
-func checkFIR(ctx context.Context, d *data.Dataset, taps int, mode string) (data.FIR, error) {
+func checkFIR(ctx context.Context, d *data.Dataset, taps int, mode string, workers int) (data.FIR, error) {
 	cfg := DefaultConfig()
 	cfg.Structure = model.Structure{LinearTaps: taps}
 	cfg.Passivity, cfg.Rho, cfg.Scale = mode, 0, "auto"
+	cfg.Workers = workers
 	res, err := Train(ctx, cfg, d, nil)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: CheckData: %w", err)

@@ -70,6 +70,7 @@ func commands() []command {
 		{"export", "a model as C, an FMI 2.0 FMU or state-space matrices: export --model model.json --format c|fmu|python-ss --out DIR", runExport},
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
 		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
+		{"sweep", "many trainings as a scheduler's array or on local cores: sweep plan|run|collect", runSweep},
 		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch)", runBench},
 	}
 }
