@@ -45,8 +45,8 @@ type Options struct {
 	// GOMAXPROCS); each trains on one core, so its result does not depend
 	// on Workers.
 	Workers int
-	// MaxTaps caps the linear FIR's length in the doubling (0: 1024, and at
-	// most half the shortest training record).
+	// MaxTaps caps the linear FIR's length in the doubling (0:
+	// trainer.LinearTapGrid's own cap).
 	MaxTaps int
 	// AutoDecay recomputes the decay rate of every candidate's tap bound
 	// for its filter length (trainer.AutoDecay), as --decay auto does.
@@ -291,67 +291,41 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	return res, runErr
 }
 
-// linear fits passive linear FIRs of 8, 16, 32, … taps and keeps the best on
-// validation; the doubling stops after two doublings without gain.
+// linear chooses the passive linear FIR's length on validation
+// (trainer.SelectLinearTaps over trainer.LinearTapGrid, or the length the
+// user fixed) and records every length tried.
 func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, trainer.Config, error) {
-	maxL := s.maxTaps()
-	lens := []int{}
-	if s.fixed.LinearTaps && s.base.Structure.LinearTaps > 0 {
-		lens = append(lens, s.base.Structure.LinearTaps)
-	} else {
-		for L := 8; L <= maxL; L *= 2 {
-			lens = append(lens, L)
-		}
-		if len(lens) == 0 || lens[len(lens)-1] < maxL {
-			lens = append(lens, max(1, maxL)) // the longest the data allow
-		}
-	}
-	var best *trainer.Result
-	var bestCfg trainer.Config
-	worse := 0
-	for _, L := range lens {
-		if err := ctx.Err(); err != nil {
-			return best, bestCfg, err
-		}
-		cfg := s.configFor(model.Structure{LinearTaps: L})
-		cfg.Iters, cfg.Members = 1, 1
-		t0 := time.Now()
-		r, err := trainer.Train(ctx, cfg, s.train, s.val)
-		row := Row{Name: fmt.Sprintf("FIR %d", L), Structure: cfg.Structure, Iters: 1, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
-		if err != nil {
-			if r == nil || ctx.Err() != nil {
-				row.Error = err.Error()
-				res.Rows = append(res.Rows, row)
-				if ctx.Err() != nil && best != nil {
-					return best, bestCfg, ctx.Err()
-				}
-				return nil, cfg, fmt.Errorf("search: linear FIR of %d taps: %w", L, err)
-			}
-		}
-		row.ValFit = r.BestValFit
-		res.Rows = append(res.Rows, row)
-		s.emit(Event{Stage: "fir", Candidate: row.Name, ValFit: row.ValFit})
-		if best == nil || r.BestValFit > best.BestValFit {
-			best, bestCfg, worse = r, cfg, 0
-			res.LinearTaps, res.LinearFit = L, r.BestValFit
-		} else if worse++; worse >= 2 {
-			break
-		}
-	}
-	return best, bestCfg, nil
-}
-
-// maxTaps is the longest linear FIR the doubling tries.
-func (s *searcher) maxTaps() int {
-	shortest := math.MaxInt
-	for _, b := range s.train.Batches {
-		shortest = min(shortest, b.Len()-s.base.Skip)
-	}
-	m := 1024
+	grid := trainer.LinearTapGrid(s.train)
 	if s.opt.MaxTaps > 0 {
-		m = s.opt.MaxTaps
+		for len(grid) > 1 && grid[len(grid)-1] > s.opt.MaxTaps {
+			grid = grid[:len(grid)-1]
+		}
 	}
-	return min(m, shortest/2)
+	if s.fixed.LinearTaps && s.base.Structure.LinearTaps > 0 {
+		grid = []int{s.base.Structure.LinearTaps}
+	}
+	cfg := s.configFor(model.Structure{})
+	if s.opt.AutoDecay {
+		cfg.Decay = 0 // SelectLinearTaps: 0.93^(50/L) for each length
+	}
+	cfg.Iters, cfg.Members = 1, 1
+	last := time.Now()
+	best, err := trainer.SelectLinearTaps(ctx, cfg, s.train, s.val, grid, func(L int, fit float64) {
+		st := model.Structure{LinearTaps: L}
+		res.Rows = append(res.Rows, Row{Name: Name(st), Structure: st, Iters: 1, ValFit: fit, Seconds: time.Since(last).Seconds()})
+		last = time.Now()
+		s.emit(Event{Stage: "fir", Candidate: Name(st), ValFit: fit})
+	})
+	if best == nil {
+		return nil, cfg, fmt.Errorf("search: the passive linear FIR: %w", err)
+	}
+	cfg.Structure = best.Model.Structure
+	cfg.Decay = s.configFor(cfg.Structure).Decay
+	if !s.opt.AutoDecay {
+		cfg.Decay = s.base.Decay
+	}
+	res.LinearTaps, res.LinearFit = cfg.Structure.LinearTaps, best.BestValFit
+	return best, cfg, err
 }
 
 // configFor is base with structure st and its decay bound (auto: for st).

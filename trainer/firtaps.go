@@ -17,7 +17,9 @@ const MaxLinearTaps = 1000
 // LinearTapGrid returns the lengths 8, 16, 32, … that SelectLinearTaps
 // tries: doubling up to the smallest of MaxLinearTaps and half the shortest
 // training record (a FIR longer than the records it is fitted on sees most
-// of its taps only in part of each record), but at least 8.
+// of its taps only in part of each record), but at least 8, and then that
+// limit itself: a plant whose memory lies between two doublings (200
+// samples, say) is then not cut to the shorter one.
 func LinearTapGrid(train *data.Dataset) []int {
 	limit := MaxLinearTaps
 	if train != nil {
@@ -28,6 +30,9 @@ func LinearTapGrid(train *data.Dataset) []int {
 	grid := []int{8}
 	for L := 16; L <= limit; L *= 2 {
 		grid = append(grid, L)
+	}
+	if last := grid[len(grid)-1]; limit > last {
+		grid = append(grid, limit)
 	}
 	return grid
 }

@@ -22,8 +22,8 @@ func TestLinearTapGrid(t *testing.T) {
 		d    *data.Dataset
 		want []int
 	}{
-		{rec(250, 300), []int{8, 16, 32, 64}},
-		{rec(100_000), []int{8, 16, 32, 64, 128, 256, 512}},
+		{rec(250, 300), []int{8, 16, 32, 64, 125}}, {rec(256), []int{8, 16, 32, 64, 128}},
+		{rec(100_000), []int{8, 16, 32, 64, 128, 256, 512, 1000}},
 		{rec(10), []int{8}},
 	} {
 		if got := LinearTapGrid(c.d); !slices.Equal(got, c.want) {

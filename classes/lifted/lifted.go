@@ -12,6 +12,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
@@ -186,18 +187,34 @@ func (c nfirClass) DecodeParams(json.RawMessage) (classes.Model, error) {
 	return nil, fmt.Errorf("lifted: an %s is stored in the gputrain-nfir format, not in gputrain-model", c.name)
 }
 
-// FitNFIR is the fit of class nfir, the model gputrain recommends. Today it
-// is the default train path (the passive FB NFIR of Config); the structure
-// search replaces it by assigning this variable.
+// FitNFIR is the fit of class nfir, the model gputrain recommends: the
+// structure search of package search, as train runs it when given no
+// structure (the passive linear FIR competes, so nfir is never below fir on
+// validation). A Quick budget searches two rungs with shorter epochs.
 var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
-	return train(ctx, "nfir", Config(opt), tr, val, opt)
+	cfg := Config(opt)
+	cfg.Iters, cfg.Epochs, cfg.Patience = search.DefaultIters, search.DefaultEpochs, search.DefaultPatience
+	sopt := search.Options{Budget: 4, Workers: opt.Workers, AutoDecay: true}
+	if opt.Budget == classes.Quick {
+		cfg.Epochs, cfg.Patience = 60, 20
+		sopt.Budget = 2
+	}
+	if opt.Progress != nil {
+		sopt.Progress = func(ev search.Event) { opt.Progress(ev.String()) }
+	}
+	// Every candidate trains on one core, Workers of them at a time.
+	res, err := search.Select(ctx, cfg, search.Fixed{}, sopt, tr, val)
+	if res == nil {
+		return nil, err
+	}
+	return wrap("nfir", res.Config, res.Result, err)
 }
 
 type selectedClass struct{}
 
 func (selectedClass) Name() string { return "nfir" }
 func (selectedClass) About() string {
-	return "passive NFIR, gputrain's choice (today: the default FB NFIR)"
+	return "passive NFIR, structure chosen on validation data (the passive FIR competes)"
 }
 
 func (selectedClass) Fit(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {

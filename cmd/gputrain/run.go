@@ -71,7 +71,7 @@ func commands() []command {
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
 		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
 		{"sweep", "many trainings as a scheduler's array or on local cores: sweep plan|run|collect", runSweep},
-		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch)", runBench},
+		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch) | bench zoo (every class on the plant zoo)", runBench},
 	}
 }
 

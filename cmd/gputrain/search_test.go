@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTrainSearch: train with no structure flag searches the structure on
+// the validation data, reports the table in --json and in the model file's
+// training object, which stays a valid --config (that reproduces the chosen
+// structure without searching again); --search off trains the default.
+func TestTrainSearch(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 10, "1")
+	out := filepath.Join(dir, "m.json")
+	sched := []string{"--iters", "1", "--epochs", "2", "--budget", "1", "--quiet", "--json"}
+	res := decode(t, mustRun(t, append([]string{"train", "--data", train, "--out", out}, sched...)...))
+	ss, ok := res["structure_search"].(map[string]any)
+	if !ok {
+		t.Fatalf("no structure_search in %v", res)
+	}
+	rows, _ := ss["candidates"].([]any)
+	chosen := ss["chosen"].(string)
+	found := false
+	for _, r := range rows {
+		r := r.(map[string]any)
+		if r["chosen"] == true {
+			found = r["name"] == chosen
+		}
+	}
+	if len(rows) < 3 || !found {
+		t.Fatalf("chosen %q not marked among %d candidates: %v", chosen, len(rows), rows)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Structure map[string]any `json:"structure"`
+		Training  map[string]any `json:"training"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := file.Training["structure_search"]; !ok {
+		t.Fatalf("the model file's training object has no structure_search: %v", file.Training)
+	}
+	// The training object as --config: the chosen structure, no new search.
+	cfg := filepath.Join(dir, "again.yaml")
+	tr, _ := json.Marshal(file.Training)
+	if err := os.WriteFile(cfg, tr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again := decode(t, mustRun(t, "train", "--config", cfg, "--data", train, "--out", filepath.Join(dir, "again.json"), "--quiet", "--json"))
+	if _, ok := again["structure_search"]; ok {
+		t.Errorf("a config with the chosen structure searched again")
+	}
+	// --search off: the paper's default structure.
+	off := filepath.Join(dir, "off.json")
+	mustRun(t, append([]string{"train", "--data", train, "--out", off, "--search", "off"}, sched...)...)
+	if b, err = os.ReadFile(off); err != nil || !strings.Contains(string(b), `"branches": 10`) && !strings.Contains(string(b), `"branches":10`) {
+		t.Errorf("--search off did not train the default 10 branches (err %v)", err)
+	}
+	for _, bad := range [][]string{{"--search", "maybe"}, {"--budget", "0"}} {
+		if code, _, errOut := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.json")}, bad...)...); code != 2 || !strings.Contains(errOut, strings.TrimPrefix(bad[0], "--")) {
+			t.Errorf("%v: exit %d, %q", bad, code, errOut)
+		}
+	}
+}

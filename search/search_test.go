@@ -1,0 +1,163 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// tiny is a schedule short enough for tests: the search's logic, not the
+// models' quality, is under test.
+func tiny() trainer.Config {
+	c := trainer.DefaultConfig()
+	c.Scale = "auto"
+	c.Iters, c.Epochs, c.Patience = 1, 4, 2
+	return c
+}
+
+func msd(t *testing.T, batches int, seed uint64) *data.Dataset {
+	t.Helper()
+	d, err := data.GenerateMSD(data.MSDConfig{Batches: batches, Seed: seed, Samples: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestSelectNeverBelowLinear: on data of a passive linear FIR, where no
+// lifting can help, the chosen model's validation Fit is at least the best
+// passive FIR's; the table lists the FIR lengths tried and every
+// candidate, and the chosen row is marked once.
+func TestSelectNeverBelowLinear(t *testing.T) {
+	g, err := data.PassiveFIR(3, 20, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := data.SimulateDataset(g, "train", 0.01, data.GaussianInputs(1, 12, 100, 1))
+	val := data.SimulateDataset(g, "val", 0.01, data.GaussianInputs(2, 4, 100, 1))
+	res, err := Select(context.Background(), tiny(), Fixed{}, Options{Budget: 2, AutoDecay: true}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.BestValFit >= res.LinearFit) {
+		t.Errorf("chosen %s: val fit %.3f below the passive FIR's %.3f", res.Chosen, res.BestValFit, res.LinearFit)
+	}
+	if res.LinearTaps < 16 {
+		t.Errorf("FIR length %d: the plant's impulse response has 20 taps", res.LinearTaps)
+	}
+	chosen, firs, nfirs := 0, 0, 0
+	for _, r := range res.Rows {
+		if r.Chosen {
+			chosen++
+			if r.Name != res.Chosen || r.ValFit != res.BestValFit {
+				t.Errorf("chosen row %+v, result %s %.3f", r, res.Chosen, res.BestValFit)
+			}
+		}
+		if r.Structure.Branches == 0 {
+			firs++
+		} else {
+			nfirs++
+			if r.Structure.LinearTaps != 0 && r.Structure.LinearTaps != res.LinearTaps {
+				t.Errorf("%s: parallel FIR of %d taps, want 0 or L* = %d", r.Name, r.Structure.LinearTaps, res.LinearTaps)
+			}
+		}
+	}
+	if chosen != 1 || firs < 2 || nfirs != 3 {
+		t.Errorf("%d chosen, %d FIR rows, %d NFIR rows (budget 2: 3 candidates)", chosen, firs, nfirs)
+	}
+	if !res.Cert.Passive {
+		t.Errorf("chosen model not certified: %+v", res.Cert)
+	}
+}
+
+// TestSelectFixed: the fields the user fixed are kept by every candidate.
+func TestSelectFixed(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	base := tiny()
+	base.Structure.Taps, base.Structure.Branches, base.Structure.Feedback = 12, 3, false
+	res, err := Select(context.Background(), base, Fixed{Taps: true, Branches: true, Feedback: true}, Options{Budget: 2}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range res.Rows {
+		if r.Structure.Branches == 0 {
+			continue
+		}
+		n++
+		if s := r.Structure; s.Taps != 12 || s.Branches != 3 || s.Feedback {
+			t.Errorf("%s: structure %+v does not keep taps 12, branches 3, FF", r.Name, s)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no NFIR candidate")
+	}
+}
+
+// TestSelectRungs: successive halving keeps a third of each rung and trains
+// the survivors with three times the epochs; the plan states the cost.
+func TestSelectRungs(t *testing.T) {
+	train, val := msd(t, 8, 1), msd(t, 3, 2)
+	base := tiny()
+	base.Epochs, base.Patience = 9, 0
+	var plans []string
+	res, err := Select(context.Background(), base, Fixed{}, Options{Budget: 3, Progress: func(e Event) {
+		if e.Stage == "plan" {
+			plans = append(plans, e.Note)
+		}
+	}}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRung := map[int][]int{}
+	for _, r := range res.Rows {
+		if r.Structure.Branches > 0 {
+			perRung[r.Rung] = append(perRung[r.Rung], r.Epochs)
+		}
+	}
+	// 9 candidates: 6 stop at rung 0 (1 epoch), 2 at rung 1 (3), 1 trains the full 9
+	want := map[int][]int{0: {1, 1, 1, 1, 1, 1}, 1: {3, 3}, 2: {9}}
+	for r, w := range want {
+		if !slices.Equal(perRung[r], w) {
+			t.Errorf("rung %d: epochs %v, want %v", r, perRung[r], w)
+		}
+	}
+	p := (&searcher{base: base}).plan(9, 3)
+	if p.Epochs != 9*1+3*3+1*9 || p.FullEpochs != 9 || len(plans) != 1 || plans[0] != p.String() {
+		t.Errorf("plan %+v (%q), events %q", p, p.String(), plans)
+	}
+}
+
+// TestSelectInterrupted: a cancelled search returns the best model scored
+// so far with the context's error.
+func TestSelectInterrupted(t *testing.T) {
+	train, val := msd(t, 8, 1), msd(t, 3, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Select(ctx, tiny(), Fixed{}, Options{Budget: 2, Workers: 1, Progress: func(e Event) {
+		if e.Stage == "candidate" {
+			cancel()
+		}
+	}}, train, val)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if res == nil || res.Model == nil || math.IsNaN(res.BestValFit) {
+		t.Fatalf("no best model so far: %+v", res)
+	}
+}
+
+func TestSelectErrors(t *testing.T) {
+	train := msd(t, 4, 1)
+	if _, err := Select(context.Background(), tiny(), Fixed{}, Options{}, train, nil); !errors.Is(err, trainer.ErrConfig) {
+		t.Errorf("no validation data: err %v", err)
+	}
+	if _, err := Select(context.Background(), tiny(), Fixed{}, Options{Budget: -1}, train, train); !errors.Is(err, ErrBudget) {
+		t.Errorf("budget -1: err %v", err)
+	}
+}
