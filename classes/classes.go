@@ -1,6 +1,7 @@
 package classes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,4 +220,18 @@ func sortedFormats() []string {
 	}
 	sort.Strings(f)
 	return f
+}
+
+// DecodeStrict unmarshals a class's params object into v, refusing unknown
+// fields and anything after the object, as the file format requires.
+func DecodeStrict(params json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("data after the params object")
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/lifted"
+	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -15,6 +16,7 @@ func init() {
 	classes.Register(lifted.NFIRFF)
 	classes.Register(lifted.NFIRFB)
 	classes.Register(lifted.Selected)
+	classes.Register(loopclass.Class)
 	classes.Register(baseline.MLP)
 	classes.Register(baseline.GRU)
 	classes.Register(baseline.N4SID)

@@ -1,7 +1,6 @@
 package baseline
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,19 +9,8 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 )
 
-// decodeStrict unmarshals params into v, refusing unknown fields and
-// anything after the object.
-func decodeStrict(params json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(params))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return fmt.Errorf("data after the params object")
-	}
-	return nil
-}
+// decodeStrict is classes.DecodeStrict.
+func decodeStrict(params json.RawMessage, v any) error { return classes.DecodeStrict(params, v) }
 
 // checkScales reports scales that are not finite and positive.
 func checkScales(u, y float64) error {

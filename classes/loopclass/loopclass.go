@@ -1,0 +1,129 @@
+// Package loopclass registers the passive feedback loop of two NFIRs
+// (package loop) as the model class "loop": its memory sized from the data
+// by the passive linear FIR chosen on validation, trained end to end on the
+// simulation error, certified FIR by FIR.
+package loopclass
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/lifted"
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// Class is the class "loop".
+var Class classes.Class = class{}
+
+type class struct{ Memory, Epochs int }
+
+func (class) Name() string { return "loop" }
+func (class) About() string {
+	return "passive feedback loop of two NFIRs, y = H1(u − H2(y)), trained on the simulation error"
+}
+
+func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
+	fs.IntVar(&c.Memory, "loop-memory", 0, "--model loop: taps of the forward linear FIR, the scale of every other memory (0: the passive FIR's length chosen on validation data)")
+	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: 600, quick 150; early stopping on validation data)")
+	return func() classes.Class { return c }
+}
+
+// Structure is the loop fitted to a plant whose passive linear FIR needs L
+// taps: H1 holds that memory in its linear FIR and half of it in two lifted
+// branches, H2 half of it in its own; the lifts see two samples of u and y.
+func Structure(L int) loop.Structure {
+	h := max(8, L/2)
+	return loop.Structure{R1: 2, R2: 2, Hidden: []int{16}, B1: 2, T1: h, L1: max(8, L), B2: 2, T2: h, L2: h}
+}
+
+func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
+	L := c.Memory
+	if L < 0 {
+		return nil, fmt.Errorf("loopclass: memory %d must be ≥ 0", L)
+	}
+	if L == 0 {
+		fcfg := lifted.Config(opt)
+		fcfg.Decay = 0 // length-adapted, as train --decay auto
+		fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
+		if fir == nil {
+			return nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
+		}
+		L = fir.Model.LinearTaps
+	}
+	cfg := loop.DefaultConfig()
+	cfg.Structure = Structure(L)
+	cfg.LR, cfg.Epochs, cfg.Patience = 1e-2, 600, 40
+	if opt.Budget == classes.Quick {
+		cfg.Epochs, cfg.Patience, cfg.MaxSamples = 150, 20, 3_000_000
+	}
+	if c.Epochs > 0 {
+		cfg.Epochs = c.Epochs
+	}
+	cfg.Seed, cfg.Workers, cfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
+	if opt.Progress != nil {
+		cfg.Progress = func(ep int, loss, vf float64) {
+			opt.Progress(fmt.Sprintf("loop epoch %4d/%d  loss %.4g  val fit %6.2f%%", ep+1, cfg.Epochs, loss, vf))
+		}
+	}
+	res, err := loop.Train(ctx, cfg, train, val)
+	if res == nil {
+		return nil, err
+	}
+	return &Model{res.Model}, err
+}
+
+// Model is a trained loop.
+type Model struct{ *loop.Model }
+
+func (*Model) Class() string { return "loop" }
+
+func (m *Model) Certify() (classes.Certificate, error) {
+	c, err := m.Model.Certify()
+	if err != nil {
+		return classes.Certificate{}, err
+	}
+	if !c.Passive {
+		return classes.Certificate{Reason: fmt.Sprintf("not passive: a FIR of the loop has min Re G = %.3g < 0", c.MinRe)}, nil
+	}
+	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %d FIRs of H1 and H2 have min Re G ≥ 0 (smallest %.3g), so the loop is passive (passivity theorem)", c.FIRs, c.MinRe)}, nil
+}
+
+// params is the params object of a loop file (docs/MODEL_FORMAT.md).
+type params struct {
+	Structure loop.Structure `json:"structure"`
+	UScale    float64        `json:"u_scale"`
+	YScale    float64        `json:"y_scale"`
+	Theta     []float64      `json:"theta"`
+}
+
+func (m *Model) MarshalParams() (json.RawMessage, error) {
+	return json.Marshal(params{m.Structure, m.SU, m.SY, m.Flatten()})
+}
+
+func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
+	var p params
+	if err := classes.DecodeStrict(raw, &p); err != nil {
+		return nil, err
+	}
+	m, err := loop.New(p.Structure)
+	if err != nil {
+		return nil, err
+	}
+	if !(p.UScale > 0) || !(p.YScale > 0) || p.UScale > 1e300 || p.YScale > 1e300 {
+		return nil, fmt.Errorf("loopclass: u_scale %v and y_scale %v must be finite > 0", p.UScale, p.YScale)
+	}
+	m.SU, m.SY = p.UScale, p.YScale
+	for i, v := range p.Theta {
+		if v != v || v > 1e308 || v < -1e308 {
+			return nil, fmt.Errorf("loopclass: theta[%d] is %v", i, v)
+		}
+	}
+	if err := m.SetFlat(p.Theta); err != nil {
+		return nil, err
+	}
+	return &Model{m}, nil
+}

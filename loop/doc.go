@@ -1,0 +1,29 @@
+// Package loop is a passive model family beyond the lifted FIR: the
+// negative-feedback interconnection of two NFIR operators,
+//
+//	y = H1(e),  e = u − H2(y),
+//
+// the structure of a mechanical or electrical plant whose nonlinear force
+// (friction, a hardening spring, a diode) acts back on the state the output
+// measures — a Lur'e system, which a lifted FIR in series can only
+// approximate with long memories.
+//
+// Passivity. With H1 and H2 passive (every FIR of each is, Theorem 2), the
+// loop is passive by the passivity theorem: ⟨u, y⟩ = ⟨e + H2 y, y⟩ =
+// ⟨e, H1 e⟩ + ⟨y, H2 y⟩ ≥ 0 from rest. The gains of both lifts come from
+// one tanh network of the past — u(t−R1+1..t) and y(t−R2..t−1) — which
+// Theorem 2 allows (any bounded gains), and which keeps the loop well
+// posed: every passive FIR has g(0) ≥ 0 (the mean of Re G over frequency),
+// so y(t) = a1 e(t) + r1, z(t) = a2 y(t) + r2 with a1, a2 ≥ 0 and known
+// r1, r2, and y(t) = (a1 (u(t) − r2) + r1)/(1 + a1 a2) is explicit.
+//
+// Passive by parameterization. Each FIR's taps are the half
+// autocorrelation of free factors f (Taps): Re G = |F|²/2 + Margin·Σf² > 0
+// for every value of f, and by the Fejér–Riesz theorem no passive FIR of
+// that length is left out. The loop's output is not linear in the taps, so
+// the convex θ_G step of Algorithm 1 does not apply; everything is trained
+// together by Adam on the closed-loop simulation error, backpropagated
+// through time (Train), which also makes the estimate consistent under
+// output noise (the model never sees the measured output). Every FIR is
+// still certified exactly (Certify) before a model is used.
+package loop

@@ -1,0 +1,531 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// ErrShape reports parameters whose dimensions disagree with the structure.
+var ErrShape = errors.New("loop: inconsistent dimensions")
+
+// Structure is the size of a loop model.
+type Structure struct {
+	R1     int   `json:"r1"`     // u(t−R1+1..t) seen by the lifting network
+	R2     int   `json:"r2"`     // y(t−R2..t−1) seen by the lifting network
+	Hidden []int `json:"hidden"` // hidden widths of the lifting network
+	// The forward NFIR H1 (e ↦ y) and the feedback NFIR H2 (y ↦ z):
+	// branches, taps per branch and taps of the parallel linear FIR.
+	B1 int `json:"b1"`
+	T1 int `json:"t1"`
+	L1 int `json:"l1"`
+	B2 int `json:"b2"`
+	T2 int `json:"t2"`
+	L2 int `json:"l2"`
+}
+
+// Check reports the first inconsistent size.
+func (s Structure) Check() error {
+	switch {
+	case s.R1 < 0 || s.R2 < 0 || s.R1+s.R2 < 1:
+		return fmt.Errorf("%w: windows r1 %d, r2 %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2)
+	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0:
+		return fmt.Errorf("%w: negative size in %+v", ErrShape, s)
+	case (s.B1 > 0 && s.T1 < 1) || (s.B2 > 0 && s.T2 < 1):
+		return fmt.Errorf("%w: branches need ≥ 1 tap", ErrShape)
+	case s.B1+s.L1 == 0:
+		return fmt.Errorf("%w: the forward NFIR has no FIR", ErrShape)
+	case s.B1+s.B2 == 0:
+		return fmt.Errorf("%w: no branch for the lifting network to scale", ErrShape)
+	}
+	for _, h := range s.Hidden {
+		if h < 1 {
+			return fmt.Errorf("%w: hidden width %d", ErrShape, h)
+		}
+	}
+	return nil
+}
+
+// Memory is the number of past samples one output depends on directly.
+func (s Structure) Memory() int { return max(s.R1, s.R2, s.T1, s.T2, s.L1, s.L2) }
+
+// Model is the loop operator in normalized units: u' = u/SU enters, y =
+// SY·y' leaves. Its FIR taps are the half-autocorrelations of the factors
+// (Taps), so every parameter value is passive.
+type Model struct {
+	Structure
+	SU, SY float64
+	Lift   model.MLP // sizes [R1+R2, Hidden…, B1+B2], tanh on every layer
+	// Factors: H1's branches (B1×T1 row-major) and linear FIR (L1), H2's
+	// branches (B2×T2) and linear FIR (L2).
+	F1, FL1, F2, FL2 []float64
+}
+
+// New returns a model of structure s with zero parameters and unit scales.
+func New(s Structure) (*Model, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	sizes := append(append([]int{s.R1 + s.R2}, s.Hidden...), s.B1+s.B2)
+	return &Model{Structure: s, SU: 1, SY: 1, Lift: model.NewMLP(sizes...),
+		F1: make([]float64, s.B1*s.T1), FL1: make([]float64, s.L1),
+		F2: make([]float64, s.B2*s.T2), FL2: make([]float64, s.L2)}, nil
+}
+
+// Margin is the relative margin of Taps: Re G ≥ Margin·Σf² on every
+// frequency, so that a certificate computed with rounding bounds agrees.
+const Margin = 1e-6
+
+// Taps maps factors f (length m) to the taps g of a passive FIR:
+// g(0) = (1+2·Margin)/2·Σf(i)², g(k) = Σ_i f(i) f(i+k). Then
+// Re G(e^{iω}) = |F(e^{iω})|²/2 + Margin·Σf² ≥ 0 (Fejér–Riesz: every FIR with
+// Re G ≥ 0 of m taps is |F|²/2 for some F of m taps, so no passive FIR is
+// lost).
+func Taps(f, g []float64) {
+	for k := range g {
+		s := 0.0
+		for i := 0; i+k < len(f); i++ {
+			s += f[i] * f[i+k]
+		}
+		g[k] = s
+	}
+	if len(g) > 0 {
+		g[0] *= 0.5 + Margin
+	}
+}
+
+// tapsGrad adds to df the gradient through Taps of dg.
+func tapsGrad(f, dg, df []float64) {
+	m := len(f)
+	for i := 0; i < m; i++ {
+		s := dg[0] * (1 + 2*Margin) * f[i]
+		for k := 1; k < m; k++ {
+			if i+k < m {
+				s += dg[k] * f[i+k]
+			}
+			if i-k >= 0 {
+				s += dg[k] * f[i-k]
+			}
+		}
+		df[i] += s
+	}
+}
+
+// taps is the model's taps in normalized units.
+type taps struct{ g1, l1, g2, l2 []float64 }
+
+func (m *Model) taps() taps {
+	t := taps{make([]float64, len(m.F1)), make([]float64, len(m.FL1)), make([]float64, len(m.F2)), make([]float64, len(m.FL2))}
+	for j := 0; j < m.B1; j++ {
+		Taps(m.F1[j*m.T1:(j+1)*m.T1], t.g1[j*m.T1:(j+1)*m.T1])
+	}
+	for j := 0; j < m.B2; j++ {
+		Taps(m.F2[j*m.T2:(j+1)*m.T2], t.g2[j*m.T2:(j+1)*m.T2])
+	}
+	Taps(m.FL1, t.l1)
+	Taps(m.FL2, t.l2)
+	return t
+}
+
+// NumParams is the number of trained parameters.
+func (m *Model) NumParams() int {
+	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2)
+}
+
+// Certificate is the exact certificate of every FIR of the loop.
+type Certificate struct {
+	Passive bool
+	MinRe   float64 // the smallest min Re G over the FIRs (normalized units)
+	FIRs    int
+}
+
+// Certify certifies every FIR of H1 and H2 (convex.Certify, exact): the
+// loop is passive when all are (the passivity theorem; docs in doc.go).
+func (m *Model) Certify() (Certificate, error) {
+	c := Certificate{Passive: true, MinRe: math.Inf(1)}
+	t := m.taps()
+	check := func(g []float64) error {
+		if len(g) == 0 {
+			return nil
+		}
+		bc, err := convex.Certify(g)
+		if err != nil {
+			return err
+		}
+		c.FIRs++
+		c.Passive = c.Passive && bc.Passive
+		c.MinRe = math.Min(c.MinRe, bc.MinRe)
+		return nil
+	}
+	for j := 0; j < m.B1; j++ {
+		if err := check(t.g1[j*m.T1 : (j+1)*m.T1]); err != nil {
+			return c, err
+		}
+	}
+	for j := 0; j < m.B2; j++ {
+		if err := check(t.g2[j*m.T2 : (j+1)*m.T2]); err != nil {
+			return c, err
+		}
+	}
+	for _, g := range [][]float64{t.l1, t.l2} {
+		if err := check(g); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Simulate returns the closed-loop output of one record from rest.
+func (m *Model) Simulate(u []float64) []float64 {
+	y := make([]float64, len(u))
+	us := make([]float64, len(u))
+	for i, v := range u {
+		us[i] = v / m.SU
+	}
+	m.forward(m.taps(), us, y, nil)
+	for i := range y {
+		y[i] *= m.SY
+	}
+	return y
+}
+
+// tape holds what the adjoint of forward needs, per sample.
+type tape struct {
+	acts   [][]float64 // per layer l (0 = input), T × Sizes[l]
+	s1, s2 []float64   // T × B: Σ_{k≥1} g_j(k) w_j(t−k)
+	a1, a2 []float64
+	r2, d  []float64
+	e      []float64
+	w1, w2 []float64 // T × B: n_j(t)·e(t), n_j(t)·y(t)
+}
+
+func newTape(m *Model, T int) *tape {
+	tp := &tape{s1: make([]float64, T*m.B1), s2: make([]float64, T*m.B2),
+		a1: make([]float64, T), a2: make([]float64, T), r2: make([]float64, T), d: make([]float64, T),
+		e: make([]float64, T), w1: make([]float64, T*m.B1), w2: make([]float64, T*m.B2)}
+	for _, sz := range m.Lift.Sizes {
+		tp.acts = append(tp.acts, make([]float64, T*sz))
+	}
+	return tp
+}
+
+// forward simulates the loop on normalized input u into y (normalized):
+//
+//	n(t) = MLP(u(t−R1+1..t), y(t−R2..t−1))   (zeros before t = 0)
+//	y(t) = Σ_j n1_j(t) Σ_k g1_j(k) n1_j(t−k) e(t−k) + Σ_k l1(k) e(t−k) = a1(t) e(t) + r1(t)
+//	z(t) = Σ_j n2_j(t) Σ_k g2_j(k) n2_j(t−k) y(t−k) + Σ_k l2(k) y(t−k) = a2(t) y(t) + r2(t)
+//	e(t) = u(t) − z(t)
+//
+// so y(t) = (a1 (u − r2) + r1)/(1 + a1 a2), with a1, a2 ≥ 0 (every passive
+// FIR has g(0) ≥ 0): the loop is well posed. tp, when not nil, records the
+// adjoint's needs.
+func (m *Model) forward(t taps, u, y []float64, tp *tape) {
+	T := len(u)
+	B1, B2 := m.B1, m.B2
+	sizes := m.Lift.Sizes
+	wmax := 0
+	for _, s := range sizes {
+		wmax = max(wmax, s)
+	}
+	var w1, w2, e []float64
+	if tp != nil {
+		w1, w2, e = tp.w1, tp.w2, tp.e
+	} else {
+		w1, w2, e = make([]float64, T*B1), make([]float64, T*B2), make([]float64, T)
+	}
+	cur := make([]float64, wmax)
+	nxt := make([]float64, wmax)
+	n := make([]float64, B1+B2)
+	for tt := 0; tt < T; tt++ {
+		// features, oldest first
+		x := cur[:sizes[0]]
+		for i := 0; i < m.R1; i++ {
+			if k := tt - m.R1 + 1 + i; k >= 0 {
+				x[i] = u[k]
+			} else {
+				x[i] = 0
+			}
+		}
+		for i := 0; i < m.R2; i++ {
+			if k := tt - m.R2 + i; k >= 0 {
+				x[m.R1+i] = y[k]
+			} else {
+				x[m.R1+i] = 0
+			}
+		}
+		if tp != nil {
+			copy(tp.acts[0][tt*sizes[0]:], x)
+		}
+		in := x
+		for l := range m.Lift.W {
+			nIn, nOut := sizes[l], sizes[l+1]
+			dst := nxt[:nOut]
+			if l == len(m.Lift.W)-1 {
+				dst = n
+			}
+			W := m.Lift.W[l]
+			for i := 0; i < nOut; i++ {
+				s := m.Lift.B[l][i]
+				row := W[i*nIn : (i+1)*nIn]
+				for k, v := range row {
+					s += v * in[k]
+				}
+				dst[i] = math.Tanh(s)
+			}
+			if tp != nil {
+				copy(tp.acts[l+1][tt*nOut:], dst)
+			}
+			if l < len(m.Lift.W)-1 {
+				in = dst
+				cur, nxt = nxt, cur
+			}
+		}
+		n1, n2 := n[:B1], n[B1:]
+		a1, r1 := 0.0, 0.0
+		for j := 0; j < B1; j++ {
+			g := t.g1[j*m.T1 : (j+1)*m.T1]
+			s := 0.0
+			for k := 1; k < m.T1 && k <= tt; k++ {
+				s += g[k] * w1[(tt-k)*B1+j]
+			}
+			if tp != nil {
+				tp.s1[tt*B1+j] = s
+			}
+			a1 += n1[j] * n1[j] * g[0]
+			r1 += n1[j] * s
+		}
+		if m.L1 > 0 {
+			a1 += t.l1[0]
+			for k := 1; k < m.L1 && k <= tt; k++ {
+				r1 += t.l1[k] * e[tt-k]
+			}
+		}
+		a2, r2 := 0.0, 0.0
+		for j := 0; j < B2; j++ {
+			g := t.g2[j*m.T2 : (j+1)*m.T2]
+			s := 0.0
+			for k := 1; k < m.T2 && k <= tt; k++ {
+				s += g[k] * w2[(tt-k)*B2+j]
+			}
+			if tp != nil {
+				tp.s2[tt*B2+j] = s
+			}
+			a2 += n2[j] * n2[j] * g[0]
+			r2 += n2[j] * s
+		}
+		if m.L2 > 0 {
+			a2 += t.l2[0]
+			for k := 1; k < m.L2 && k <= tt; k++ {
+				r2 += t.l2[k] * y[tt-k]
+			}
+		}
+		d := 1 + a1*a2
+		yt := (a1*(u[tt]-r2) + r1) / d
+		et := u[tt] - a2*yt - r2
+		y[tt], e[tt] = yt, et
+		for j := 0; j < B1; j++ {
+			w1[tt*B1+j] = n1[j] * et
+		}
+		for j := 0; j < B2; j++ {
+			w2[tt*B2+j] = n2[j] * yt
+		}
+		if tp != nil {
+			tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt] = a1, a2, r2, d
+		}
+	}
+}
+
+// grads are the gradients of the parameters, in normalized units.
+type grads struct {
+	lift             []float64 // MLP.Flatten order
+	g1, l1, g2, l2   []float64 // taps
+	f1, fl1, f2, fl2 []float64 // factors (from the taps' by tapsGrad)
+}
+
+func newGrads(m *Model) *grads {
+	return &grads{lift: make([]float64, m.Lift.NumParams()),
+		g1: make([]float64, len(m.F1)), l1: make([]float64, len(m.FL1)), g2: make([]float64, len(m.F2)), l2: make([]float64, len(m.FL2)),
+		f1: make([]float64, len(m.F1)), fl1: make([]float64, len(m.FL1)), f2: make([]float64, len(m.F2)), fl2: make([]float64, len(m.FL2))}
+}
+
+// backward adds to gr the gradient of Σ_t dy(t)·y(t) (dy per sample) for
+// the record forward recorded in tp, into the taps' gradients.
+func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
+	T := len(u)
+	B1, B2 := m.B1, m.B2
+	sizes := m.Lift.Sizes
+	L := len(m.Lift.W)
+	yb := append([]float64(nil), dy...) // ȳ, accumulated from the future
+	eb := make([]float64, T)
+	w1b := make([]float64, T*B1)
+	w2b := make([]float64, T*B2)
+	nb := make([]float64, B1+B2)
+	wmax := 0
+	for _, s := range sizes {
+		wmax = max(wmax, s)
+	}
+	gcur := make([]float64, wmax)
+	gnxt := make([]float64, wmax)
+	// offsets of W[l], B[l] in the flat gradient
+	offW, offB := make([]int, L), make([]int, L)
+	o := 0
+	for l := 0; l < L; l++ {
+		offW[l] = o
+		o += sizes[l] * sizes[l+1]
+		offB[l] = o
+		o += sizes[l+1]
+	}
+	for tt := T - 1; tt >= 0; tt-- {
+		n := tp.acts[L][tt*(B1+B2) : (tt+1)*(B1+B2)]
+		n1, n2 := n[:B1], n[B1:]
+		for j := range nb {
+			nb[j] = 0
+		}
+		et, yt := tp.e[tt], y[tt]
+		// w1 = n1·e, w2 = n2·y
+		for j := 0; j < B1; j++ {
+			eb[tt] += w1b[tt*B1+j] * n1[j]
+			nb[j] += w1b[tt*B1+j] * et
+		}
+		for j := 0; j < B2; j++ {
+			yb[tt] += w2b[tt*B2+j] * n2[j]
+			nb[B1+j] += w2b[tt*B2+j] * yt
+		}
+		a1, a2, r2, d := tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt]
+		// e = u − a2 y − r2
+		ebt := eb[tt]
+		yb[tt] += -a2 * ebt
+		a2b := -yt * ebt
+		r2b := -ebt
+		// y = (a1 (u − r2) + r1)/d
+		ybt := yb[tt]
+		r1b := ybt / d
+		r2b += -a1 * ybt / d
+		a1b := ybt * ((u[tt] - r2) - a2*yt) / d
+		a2b += -ybt * yt * a1 / d
+		// a1 = Σ n1² g1(0) + l1(0); r1 = Σ n1 s1 + Σ_{k≥1} l1(k) e(t−k)
+		for j := 0; j < B1; j++ {
+			g := t.g1[j*m.T1 : (j+1)*m.T1]
+			gb := gr.g1[j*m.T1 : (j+1)*m.T1]
+			nb[j] += a1b*2*n1[j]*g[0] + r1b*tp.s1[tt*B1+j]
+			gb[0] += a1b * n1[j] * n1[j]
+			sb := r1b * n1[j]
+			for k := 1; k < m.T1 && k <= tt; k++ {
+				gb[k] += sb * tp.w1[(tt-k)*B1+j]
+				w1b[(tt-k)*B1+j] += sb * g[k]
+			}
+		}
+		if m.L1 > 0 {
+			gr.l1[0] += a1b
+			for k := 1; k < m.L1 && k <= tt; k++ {
+				gr.l1[k] += r1b * tp.e[tt-k]
+				eb[tt-k] += r1b * t.l1[k]
+			}
+		}
+		for j := 0; j < B2; j++ {
+			g := t.g2[j*m.T2 : (j+1)*m.T2]
+			gb := gr.g2[j*m.T2 : (j+1)*m.T2]
+			nb[B1+j] += a2b*2*n2[j]*g[0] + r2b*tp.s2[tt*B2+j]
+			gb[0] += a2b * n2[j] * n2[j]
+			sb := r2b * n2[j]
+			for k := 1; k < m.T2 && k <= tt; k++ {
+				gb[k] += sb * tp.w2[(tt-k)*B2+j]
+				w2b[(tt-k)*B2+j] += sb * g[k]
+			}
+		}
+		if m.L2 > 0 {
+			gr.l2[0] += a2b
+			for k := 1; k < m.L2 && k <= tt; k++ {
+				gr.l2[k] += r2b * y[tt-k]
+				yb[tt-k] += r2b * t.l2[k]
+			}
+		}
+		// the lifting network: n = MLP(x)
+		dout := gcur[:sizes[L]]
+		copy(dout, nb)
+		for l := L - 1; l >= 0; l-- {
+			nIn, nOut := sizes[l], sizes[l+1]
+			out := tp.acts[l+1][tt*nOut : (tt+1)*nOut]
+			in := tp.acts[l][tt*nIn : (tt+1)*nIn]
+			din := gnxt[:nIn]
+			for k := range din {
+				din[k] = 0
+			}
+			W := m.Lift.W[l]
+			for i := 0; i < nOut; i++ {
+				pre := dout[i] * (1 - out[i]*out[i])
+				if pre == 0 {
+					continue
+				}
+				gr.lift[offB[l]+i] += pre
+				row := W[i*nIn : (i+1)*nIn]
+				gw := gr.lift[offW[l]+i*nIn : offW[l]+(i+1)*nIn]
+				for k := range row {
+					gw[k] += pre * in[k]
+					din[k] += pre * row[k]
+				}
+			}
+			dout = din
+			gcur, gnxt = gnxt, gcur
+		}
+		// the y-window of the features: y(t−R2+i) at input R1+i
+		for i := 0; i < m.R2; i++ {
+			if k := tt - m.R2 + i; k >= 0 {
+				yb[k] += dout[m.R1+i]
+			}
+		}
+	}
+}
+
+// factorGrads turns the taps' gradients of gr into the factors'.
+func (m *Model) factorGrads(gr *grads) {
+	for j := 0; j < m.B1; j++ {
+		tapsGrad(m.F1[j*m.T1:(j+1)*m.T1], gr.g1[j*m.T1:(j+1)*m.T1], gr.f1[j*m.T1:(j+1)*m.T1])
+	}
+	for j := 0; j < m.B2; j++ {
+		tapsGrad(m.F2[j*m.T2:(j+1)*m.T2], gr.g2[j*m.T2:(j+1)*m.T2], gr.f2[j*m.T2:(j+1)*m.T2])
+	}
+	if m.L1 > 0 {
+		tapsGrad(m.FL1, gr.l1, gr.fl1)
+	}
+	if m.L2 > 0 {
+		tapsGrad(m.FL2, gr.l2, gr.fl2)
+	}
+}
+
+// Flatten is every trained parameter: the MLP (its Flatten order), F1, FL1,
+// F2, FL2.
+func (m *Model) Flatten() []float64 {
+	out := m.Lift.Flatten()
+	out = append(out, m.F1...)
+	out = append(out, m.FL1...)
+	out = append(out, m.F2...)
+	return append(out, m.FL2...)
+}
+
+// SetFlat sets the parameters from a Flatten-ordered vector.
+func (m *Model) SetFlat(theta []float64) error {
+	if len(theta) != m.NumParams() {
+		return fmt.Errorf("%w: %d parameters, want %d", ErrShape, len(theta), m.NumParams())
+	}
+	nl := m.Lift.NumParams()
+	if err := m.Lift.SetFlat(theta[:nl]); err != nil {
+		return err
+	}
+	o := nl
+	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2} {
+		o += copy(f, theta[o:o+len(f)])
+	}
+	return nil
+}
+
+func (gr *grads) flat() []float64 {
+	out := append([]float64(nil), gr.lift...)
+	out = append(out, gr.f1...)
+	out = append(out, gr.fl1...)
+	out = append(out, gr.f2...)
+	return append(out, gr.fl2...)
+}

@@ -1,0 +1,313 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/optim"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// ErrConfig reports an unusable training configuration.
+var ErrConfig = errors.New("loop: bad configuration")
+
+// Config holds the settings of Train.
+type Config struct {
+	Structure Structure
+	Epochs    int     // passes over the training windows
+	Patience  int     // epochs without a better validation Fit before stopping (0: none)
+	Batch     int     // windows per Adam step
+	LR        float64 // Adam learning rate
+	Clip      float64 // global gradient-norm clip (0: none)
+	// Window and BurnIn cut records longer than Window+BurnIn into windows
+	// of Window scored samples, each simulated from rest BurnIn samples
+	// earlier: backpropagation through time over bounded spans.
+	Window, BurnIn int
+	// MaxSamples bounds the training time: training stops once this many
+	// samples have been simulated forward and backward (0: no bound).
+	MaxSamples int
+	ValSkip    int // samples at the start of every validation record simulated but not scored
+	Seed       uint64
+	Workers    int // 0: GOMAXPROCS
+	Progress   func(epoch int, loss, valFit float64)
+}
+
+// DefaultConfig is a loop of two lifted FIRs, each with a parallel linear
+// FIR, trained for up to 300 epochs.
+func DefaultConfig() Config {
+	return Config{
+		Structure: Structure{R1: 2, R2: 2, Hidden: []int{16}, B1: 4, T1: 32, L1: 64, B2: 4, T2: 8, L2: 8},
+		Epochs:    300, Patience: 40, Batch: 8, LR: 3e-3, Clip: 1, Window: 500, BurnIn: 100, MaxSamples: 20_000_000, Seed: 1,
+	}
+}
+
+// Check reports the first unusable setting.
+func (c Config) Check() error {
+	if err := c.Structure.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	switch {
+	case c.Epochs < 1, c.Batch < 1, c.Window < 1:
+		return fmt.Errorf("%w: epochs %d, batch %d and window %d must be ≥ 1", ErrConfig, c.Epochs, c.Batch, c.Window)
+	case c.Patience < 0, c.BurnIn < 0, c.MaxSamples < 0, c.ValSkip < 0, c.Workers < 0:
+		return fmt.Errorf("%w: patience, burn-in, max samples, val skip and workers must be ≥ 0", ErrConfig)
+	case !(c.LR > 0) || math.IsInf(c.LR, 0) || c.Clip < 0:
+		return fmt.Errorf("%w: lr %g must be > 0 and finite, clip %g ≥ 0", ErrConfig, c.LR, c.Clip)
+	}
+	return nil
+}
+
+// Result is a trained loop with its validation Fit.
+type Result struct {
+	Model  *Model
+	ValFit float64 // median closed-loop Fit on val
+	Epochs int     // epochs run
+}
+
+// window is a span of one training record: simulated from sample lo (at
+// rest), scored from sample lo+skip.
+type window struct {
+	rec, lo, hi, skip int
+}
+
+// Train fits a loop to train by Adam on the closed-loop simulation error
+// (backpropagation through time), keeping the parameters with the best
+// median closed-loop Fit on val. When ctx is cancelled it returns the best
+// model so far with ctx.Err().
+func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	if train == nil || train.Len() == 0 || val == nil || val.Len() == 0 {
+		return nil, fmt.Errorf("%w: need training and validation records", ErrConfig)
+	}
+	if err := train.Validate(1); err != nil {
+		return nil, fmt.Errorf("loop: training data: %w", err)
+	}
+	if err := val.Validate(1); err != nil {
+		return nil, fmt.Errorf("loop: validation data: %w", err)
+	}
+	m, err := New(cfg.Structure)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	m.SU, m.SY = rms(train.Inputs()), rms(train.Outputs())
+	if m.SU == 0 || m.SY == 0 {
+		return nil, fmt.Errorf("%w: the training input or output is zero", ErrConfig)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b))
+	m.init(rng)
+	var us, ys [][]float64
+	var wins []window
+	for r, b := range train.Batches {
+		u, y := make([]float64, b.Len()), make([]float64, b.Len())
+		for i := range u {
+			u[i], y[i] = b.U[i]/m.SU, b.Y[i]/m.SY
+		}
+		us, ys = append(us, u), append(ys, y)
+		if b.Len() <= cfg.Window+cfg.BurnIn {
+			wins = append(wins, window{rec: r, lo: 0, hi: b.Len()})
+			continue
+		}
+		for s := 0; s < b.Len(); s += cfg.Window {
+			lo := max(0, s-cfg.BurnIn)
+			wins = append(wins, window{rec: r, lo: lo, hi: min(b.Len(), s+cfg.Window), skip: s - lo})
+		}
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	theta := m.Flatten()
+	best := append([]float64(nil), theta...)
+	bestFit, since := math.Inf(-1), 0
+	if f, err := valFit(m, val, cfg.ValSkip); err == nil {
+		bestFit = f
+	}
+	opt := optim.NewAdam(len(theta))
+	order := make([]int, len(wins))
+	for i := range order {
+		order[i] = i
+	}
+	simulated := 0
+	res := &Result{}
+	var runErr error
+	start := time.Now()
+	_ = start
+epochs:
+	for ep := 0; ep < cfg.Epochs; ep++ {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		sse, rows := 0.0, 0
+		for lo := 0; lo < len(order); lo += cfg.Batch {
+			if err := ctx.Err(); err != nil {
+				runErr = err
+				break epochs
+			}
+			batch := order[lo:min(lo+cfg.Batch, len(order))]
+			g, l, n := m.batchGrad(us, ys, wins, batch, workers)
+			sse += l
+			rows += n
+			for _, i := range batch {
+				simulated += wins[i].hi - wins[i].lo
+			}
+			optim.ClipNorm(g, cfg.Clip)
+			opt.Step(theta, g, cfg.LR, 0)
+			if err := m.SetFlat(theta); err != nil {
+				return nil, err
+			}
+		}
+		res.Epochs = ep + 1
+		f, err := valFit(m, val, cfg.ValSkip)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.Progress != nil {
+			cfg.Progress(ep, sse/float64(max(rows, 1)), f)
+		}
+		if f > bestFit {
+			bestFit, since = f, 0
+			copy(best, theta)
+		} else if since++; cfg.Patience > 0 && since >= cfg.Patience {
+			break
+		}
+		if math.IsNaN(sse) {
+			break
+		}
+		if cfg.MaxSamples > 0 && simulated >= cfg.MaxSamples {
+			break
+		}
+	}
+	if err := m.SetFlat(best); err != nil {
+		return nil, err
+	}
+	res.Model, res.ValFit = m, bestFit
+	return res, runErr
+}
+
+// init draws the initial parameters: Glorot weights, output biases of 1 (so
+// that the gains start near tanh(1), where the branches pass a signal and
+// their gradients do not vanish), and factors whose taps start near a gain
+// of 1/2 for H1 and 1/20 for H2.
+func (m *Model) init(rng *rand.Rand) {
+	m.Lift.InitXavier(rng)
+	last := m.Lift.B[len(m.Lift.B)-1]
+	for i := range last {
+		last[i] = 1
+	}
+	fill := func(f []float64, power float64) {
+		if len(f) == 0 {
+			return
+		}
+		sd := math.Sqrt(power / float64(len(f)))
+		for i := range f {
+			f[i] = sd * rng.NormFloat64()
+		}
+	}
+	fill(m.FL1, 1)
+	fill(m.F1, 1/float64(max(m.B1, 1)))
+	fill(m.FL2, 0.1)
+	fill(m.F2, 0.1/float64(max(m.B2, 1)))
+}
+
+// batchGrad is the gradient of the mean squared simulation error over the
+// scored samples of the windows, computed by workers goroutines, each over
+// a fixed share of the windows, summed in worker order (deterministic for
+// a given worker count). It returns the gradient (Flatten order), the sum
+// of squared errors and the number of scored samples.
+func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, workers int) ([]float64, float64, int) {
+	rows := 0
+	for _, i := range batch {
+		w := wins[i]
+		rows += w.hi - w.lo - w.skip
+	}
+	t := m.taps()
+	par := min(workers, len(batch))
+	parts := make([]*grads, par)
+	sse := make([]float64, par)
+	var wg sync.WaitGroup
+	for p := 0; p < par; p++ {
+		wg.Add(1)
+		go func(p int) {
+			defer wg.Done()
+			gr := newGrads(m)
+			for q := p; q < len(batch); q += par {
+				w := wins[batch[q]]
+				u, target := us[w.rec][w.lo:w.hi], ys[w.rec][w.lo:w.hi]
+				tp := newTape(m, len(u))
+				y := make([]float64, len(u))
+				m.forward(t, u, y, tp)
+				dy := make([]float64, len(u))
+				for i := w.skip; i < len(u); i++ {
+					d := y[i] - target[i]
+					sse[p] += d * d
+					dy[i] = 2 * d / float64(rows)
+				}
+				m.backward(t, u, y, dy, tp, gr)
+			}
+			parts[p] = gr
+		}(p)
+	}
+	wg.Wait()
+	total := parts[0]
+	for _, gr := range parts[1:] {
+		for _, pair := range [][2][]float64{{total.lift, gr.lift}, {total.g1, gr.g1}, {total.l1, gr.l1}, {total.g2, gr.g2}, {total.l2, gr.l2}} {
+			for i, v := range pair[1] {
+				pair[0][i] += v
+			}
+		}
+	}
+	m.factorGrads(total)
+	s := 0.0
+	for _, v := range sse {
+		s += v
+	}
+	return total.flat(), s, rows
+}
+
+// valFit is the median closed-loop Fit of m on d (against YClean where
+// known), records whose scored output is zero left out.
+func valFit(m *Model, d *data.Dataset, skip int) (float64, error) {
+	var fits []float64
+	for _, b := range d.Batches {
+		target := b.Y
+		if b.YClean != nil {
+			target = b.YClean
+		}
+		if len(target) <= skip {
+			continue
+		}
+		f, err := model.Fit(target, m.Simulate(b.U), skip)
+		if err != nil {
+			continue // a zero output: Fit undefined
+		}
+		if math.IsNaN(f) {
+			f = math.Inf(-1)
+		}
+		fits = append(fits, f)
+	}
+	if len(fits) == 0 {
+		return math.NaN(), fmt.Errorf("%w: no validation record with a non-zero output after %d samples", ErrConfig, skip)
+	}
+	return model.Summarize(fits).Median, nil
+}
+
+func rms(x [][]float64) float64 {
+	s, n := 0.0, 0
+	for _, v := range x {
+		for _, a := range v {
+			s += a * a
+		}
+		n += len(v)
+	}
+	if n == 0 {
+		return 0
+	}
+	return math.Sqrt(s / float64(n))
+}
