@@ -5,3 +5,9 @@ package kernels
 const haveFMA = false
 
 func corr32FMA(dst, h, x *float64, blocks, m int) { panic("kernels: no FMA kernel on this platform") }
+
+func denseFwd4(x, wT, b, y *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func denseBwdX4(d, w, dx *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }

@@ -15,6 +15,11 @@ const denseBlock = 192
 // lifting network's widths (2→4→4→10) measure faster than Dgemm's blocking.
 const denseSmall = 64
 
+// fastDense selects the AVX kernels (denseFwd4, denseBwdW4, denseBwdX4) in
+// the small-layer loops; they give the loops' results bit for bit. A
+// variable so that the tests run both paths.
+var fastDense = haveFMA
+
 // DenseTanhForward implements Backend.DenseTanhForward, in parallel over
 // fixed row ranges.
 func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
@@ -28,9 +33,9 @@ func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
 		return
 	}
 	sc := c.get(c.rowWorkers(rows, 256))
-	overRows(sc, rows, nil, func(_ *scratch, r0, r1 int) {
+	overRows(sc, rows, nil, func(ws *scratch, r0, r1 int) {
 		if in*out < denseSmall {
-			denseFwdSmall(r0, r1, in, out, x, w, b, y)
+			denseFwdSmall(r0, r1, in, out, x, w, b, y, buf(&ws.d, in*out))
 			return
 		}
 		for q0 := r0; q0 < r1; q0 += denseBlock {
@@ -56,9 +61,26 @@ func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
 // the loop over the few inputs is paid once per four outputs. Every sum is
 // b[o] + w[o,0]x[0] + w[o,1]x[1] + … in that order, as in the one-output
 // loop it replaced, then the activations go through tanhTo in one pass.
-func denseFwdSmall(r0, r1, in, out int, x, w, b, y []float64) {
+func denseFwdSmall(r0, r1, in, out int, x, w, b, y, wT []float64) {
 	w = w[:out*in]
 	b = b[:out]
+	if fastDense && out >= 4 && in >= 1 && r1 > r0 {
+		// Four outputs per YMM register, wᵀ rows as the vectors; a last
+		// partial group is recomputed as the last four outputs.
+		wT = wT[:in*out]
+		for o := range out {
+			for i := range in {
+				wT[i*out+o] = w[o*in+i]
+			}
+		}
+		_, _ = x[r1*in-1], y[r1*out-1]
+		for o := 0; o < out; o += 4 {
+			o = min(o, out-4)
+			denseFwd4(&x[r0*in], &wT[o], &b[o], &y[r0*out+o], r1-r0, in, out)
+		}
+		tanhTo(y[r0*out:r1*out], y[r0*out:r1*out])
+		return
+	}
 	for r := r0; r < r1; r++ {
 		xr := x[r*in : (r+1)*in]
 		yr := y[r*out : (r+1)*out]
@@ -103,7 +125,7 @@ func (c *CPU) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []flo
 	}, func(sc *scratch, r0, r1 int) {
 		dW, dB := sc.acc, sc.acc2
 		if in*out < denseSmall {
-			denseBwdSmall(r0, r1, in, out, x, w, y, dy, dx, dW, dB, buf(&sc.a, (r1-r0)*out))
+			denseBwdSmall(r0, r1, in, out, x, w, y, dy, dx, dW, dB, buf(&sc.a, (r1-r0)*out), buf(&sc.d, in*out))
 			return
 		}
 		dp := buf(&sc.a, denseBlock*out)
@@ -143,7 +165,7 @@ func (c *CPU) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []flo
 // loop (rows ascending into dW and dB, outputs ascending into dx), so the
 // results are bit for bit those of that loop; but each accumulator lives in
 // a register through its loop instead of being loaded and stored per row.
-func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d []float64) {
+func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d, dWT []float64) {
 	n := r1 - r0
 	w = w[:out*in]
 	dW = dW[:out*in]
@@ -154,7 +176,27 @@ func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d []float64) {
 	for i, yv := range yb {
 		d[i] = dyb[i] * (1 - yv*yv)
 	}
-	o := 0
+	// With the vector kernel, whole groups of four outputs go through
+	// denseBwdW4 (on wᵀ-shaped dW) and only the rest through the loops.
+	o0 := 0
+	if fastDense && in >= 1 && n > 0 {
+		o0 = out &^ 3
+		dWT = dWT[:in*out]
+		for o := range o0 {
+			for i := range in {
+				dWT[i*out+o] = dW[o*in+i]
+			}
+		}
+		for o := 0; o < o0; o += 4 {
+			denseBwdW4(&d[o], &x[0], &dB[o], &dWT[o], n, in, out)
+		}
+		for o := range o0 {
+			for i := range in {
+				dW[o*in+i] = dWT[i*out+o]
+			}
+		}
+	}
+	o := o0
 	for ; o+4 <= out; o += 4 {
 		s0, s1, s2, s3 := dB[o], dB[o+1], dB[o+2], dB[o+3]
 		for r := o; r+3 < len(d); r += out {
@@ -173,7 +215,7 @@ func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d []float64) {
 		}
 		dB[o] = s
 	}
-	for o := range out {
+	for o := o0; o < out; o++ {
 		dWo := dW[o*in : (o+1)*in]
 		i := 0
 		for ; i+4 <= in; i += 4 {
@@ -202,6 +244,13 @@ func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d []float64) {
 	// dx row by row, four inputs at a time: four independent sums hide the
 	// add latency that one sum over the outputs would wait on.
 	dx = dx[r0*in : r1*in]
+	if fastDense && in >= 4 && n > 0 {
+		for i := 0; i < in; i += 4 {
+			i = min(i, in-4)
+			denseBwdX4(&d[0], &w[i], &dx[i], n, in, out)
+		}
+		return
+	}
 	for r := range n {
 		dr := d[r*out : (r+1)*out]
 		dxr := dx[r*in : (r+1)*in]

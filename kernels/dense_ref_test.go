@@ -60,10 +60,13 @@ func denseBwdLoops(r0, r1, in, out int, x, w, y, dy, dx, dW, dB []float64) {
 
 // TestDenseBwdSmall checks denseBwdSmall against denseBwdLoops bit for bit
 // on seeded random inputs, with and without dx, on an inner row range.
-func TestDenseBwdSmall(t *testing.T) {
+func TestDenseBwdSmall(t *testing.T) { forDensePaths(t, testDenseBwdSmall) }
+
+func testDenseBwdSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, c := range []struct{ rows, r0, r1, in, out int }{
 		{1, 0, 1, 1, 1}, {10, 0, 10, 2, 4}, {37, 3, 30, 4, 4}, {50, 0, 50, 4, 10}, {20, 5, 20, 7, 3}, {9, 0, 9, 9, 5},
+		{30, 2, 29, 5, 9}, {12, 0, 12, 12, 5}, {8, 0, 0, 4, 4}, {16, 4, 16, 2, 16},
 	} {
 		for _, withDx := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d×%d→%d/rows=[%d,%d)/dx=%v", c.rows, c.in, c.out, c.r0, c.r1, withDx), func(t *testing.T) {
@@ -79,7 +82,7 @@ func TestDenseBwdSmall(t *testing.T) {
 					copy(dx1, dx0)
 				}
 				denseBwdLoops(c.r0, c.r1, c.in, c.out, x, w, y, dy, dx0, dW0, dB0)
-				denseBwdSmall(c.r0, c.r1, c.in, c.out, x, w, y, dy, dx1, dW1, dB1, make([]float64, (c.r1-c.r0)*c.out))
+				denseBwdSmall(c.r0, c.r1, c.in, c.out, x, w, y, dy, dx1, dW1, dB1, make([]float64, (c.r1-c.r0)*c.out), make([]float64, c.in*c.out))
 				for _, p := range []struct {
 					name      string
 					want, got []float64
@@ -97,10 +100,27 @@ func TestDenseBwdSmall(t *testing.T) {
 
 // TestDenseFwdSmall checks denseFwdSmall against denseFwdLoops bit for bit
 // on seeded random inputs, on an inner row range.
-func TestDenseFwdSmall(t *testing.T) {
+func TestDenseFwdSmall(t *testing.T) { forDensePaths(t, testDenseFwdSmall) }
+
+// forDensePaths runs f with the Go loops and, where the machine has them,
+// with the vector kernels.
+func forDensePaths(t *testing.T, f func(*testing.T)) {
+	keep := fastDense
+	defer func() { fastDense = keep }()
+	for _, fast := range []bool{false, true} {
+		if fast && !haveFMA {
+			continue
+		}
+		fastDense = fast
+		t.Run(fmt.Sprintf("vector=%v", fast), f)
+	}
+}
+
+func testDenseFwdSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, c := range []struct{ rows, r0, r1, in, out int }{
 		{1, 0, 1, 1, 1}, {10, 0, 10, 2, 4}, {37, 3, 30, 4, 4}, {50, 0, 50, 4, 10}, {20, 5, 20, 7, 3}, {9, 0, 9, 9, 5},
+		{30, 2, 29, 5, 9}, {12, 0, 12, 12, 5}, {8, 0, 0, 4, 4}, {16, 4, 16, 2, 16},
 	} {
 		t.Run(fmt.Sprintf("%d×%d→%d/rows=[%d,%d)", c.rows, c.in, c.out, c.r0, c.r1), func(t *testing.T) {
 			x := randVec(rng, c.rows*c.in, 2)
@@ -108,7 +128,7 @@ func TestDenseFwdSmall(t *testing.T) {
 			b := randVec(rng, c.out, 1)
 			want, got := make([]float64, c.rows*c.out), make([]float64, c.rows*c.out)
 			denseFwdLoops(c.r0, c.r1, c.in, c.out, x, w, b, want)
-			denseFwdSmall(c.r0, c.r1, c.in, c.out, x, w, b, got)
+			denseFwdSmall(c.r0, c.r1, c.in, c.out, x, w, b, got, make([]float64, c.in*c.out))
 			for i := range want {
 				if got[i] != want[i] {
 					t.Fatalf("y[%d] = %v, want %v", i, got[i], want[i])
@@ -130,11 +150,17 @@ func BenchmarkDenseFwdSmall(b *testing.B) {
 			denseFwdLoops(0, rows, in, out, x, w, bias, y)
 		}
 	})
-	b.Run("small", func(b *testing.B) {
-		for b.Loop() {
-			denseFwdSmall(0, rows, in, out, x, w, bias, y)
-		}
-	})
+	wT := make([]float64, in*out)
+	keep := fastDense
+	defer func() { fastDense = keep }()
+	for _, fast := range []bool{false, true} {
+		fastDense = fast && haveFMA
+		b.Run(fmt.Sprintf("small/vector=%v", fastDense), func(b *testing.B) {
+			for b.Loop() {
+				denseFwdSmall(0, rows, in, out, x, w, bias, y, wT)
+			}
+		})
+	}
 }
 
 // BenchmarkDenseBwdSmall compares the two small-layer backward loops on the
@@ -150,9 +176,15 @@ func BenchmarkDenseBwdSmall(b *testing.B) {
 			denseBwdLoops(0, rows, in, out, x, w, y, dy, dx, dW, dB)
 		}
 	})
-	b.Run("small", func(b *testing.B) {
-		for b.Loop() {
-			denseBwdSmall(0, rows, in, out, x, w, y, dy, dx, dW, dB, d)
-		}
-	})
+	dWT := make([]float64, in*out)
+	keep := fastDense
+	defer func() { fastDense = keep }()
+	for _, fast := range []bool{false, true} {
+		fastDense = fast && haveFMA
+		b.Run(fmt.Sprintf("small/vector=%v", fastDense), func(b *testing.B) {
+			for b.Loop() {
+				denseBwdSmall(0, rows, in, out, x, w, y, dy, dx, dW, dB, d, dWT)
+			}
+		})
+	}
 }
