@@ -19,3 +19,6 @@ func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int)
 
 //go:noescape
 func denseBwdX4(d, w, dx *float64, rows, in, out int)
+
+//go:noescape
+func fmaPeak(n int)

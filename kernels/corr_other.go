@@ -11,3 +11,5 @@ func denseFwd4(x, wT, b, y *float64, rows, in, out int) { panic("kernels: no vec
 func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
 
 func denseBwdX4(d, w, dx *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func fmaPeak(n int) { panic("kernels: no vector FMA on this platform") }
