@@ -1,0 +1,76 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func syrk4x8(c *float64, ldc int, ai, aj *float64, lda, k int)
+//
+// C[r][s] −= Σ_{p<k} ai[p·lda + r]·aj[p·lda + s] for r < 4, s < 8, C row r at
+// c + r·ldc: the products summed by FMA in order of p from 0, then
+// subtracted from C. k ≥ 1.
+TEXT ·syrk4x8(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $3, R8
+	MOVQ ai+16(FP), SI
+	MOVQ aj+24(FP), DX
+	MOVQ lda+32(FP), R9
+	SHLQ $3, R9
+	MOVQ k+40(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+loop:
+	VMOVUPD (DX), Y8
+	VMOVUPD 32(DX), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VBROADCASTSD 8(SI), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VBROADCASTSD 16(SI), Y10
+	VFMADD231PD Y8, Y10, Y4
+	VFMADD231PD Y9, Y10, Y5
+	VBROADCASTSD 24(SI), Y11
+	VFMADD231PD Y8, Y11, Y6
+	VFMADD231PD Y9, Y11, Y7
+	ADDQ R9, SI
+	ADDQ R9, DX
+	DECQ CX
+	JNZ  loop
+
+	VMOVUPD (DI), Y8
+	VSUBPD Y0, Y8, Y8
+	VMOVUPD Y8, (DI)
+	VMOVUPD 32(DI), Y9
+	VSUBPD Y1, Y9, Y9
+	VMOVUPD Y9, 32(DI)
+	ADDQ R8, DI
+	VMOVUPD (DI), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD Y8, (DI)
+	VMOVUPD 32(DI), Y9
+	VSUBPD Y3, Y9, Y9
+	VMOVUPD Y9, 32(DI)
+	ADDQ R8, DI
+	VMOVUPD (DI), Y8
+	VSUBPD Y4, Y8, Y8
+	VMOVUPD Y8, (DI)
+	VMOVUPD 32(DI), Y9
+	VSUBPD Y5, Y9, Y9
+	VMOVUPD Y9, 32(DI)
+	ADDQ R8, DI
+	VMOVUPD (DI), Y8
+	VSUBPD Y6, Y8, Y8
+	VMOVUPD Y8, (DI)
+	VMOVUPD 32(DI), Y9
+	VSUBPD Y7, Y9, Y9
+	VMOVUPD Y9, 32(DI)
+	VZEROUPPER
+	RET
