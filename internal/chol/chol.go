@@ -80,20 +80,31 @@ func update(c []float64, ldc int, a []float64, lda, k, m, W int) {
 }
 
 // updateRows does the row tiles w, w+W, w+2W, … of update: four rows i..i+3
-// at a time, the 8-column tiles right of the diagonal by syrk4x8 and the
-// rest (the triangle at the diagonal, the columns left over at the right end
-// and a last partial row tile) by plain loops.
+// at a time. The 4×4 block at the diagonal is computed whole into a scratch
+// tile (syrk4x4), of which the upper triangle is added; right of it come
+// 8-column tiles (syrk4x8), then at most one 4-column tile; the last up to
+// three columns and a last partial row tile go through plain loops.
 func updateRows(c []float64, ldc int, a []float64, lda, k, m, w, W int) {
+	var tile [16]float64
 	for t := w; 4*t < m; t += W {
 		i := 4 * t
 		r := min(4, m-i)
 		j := i
 		if r == 4 {
-			// the 4×4 triangle at the diagonal
-			scalar(c, ldc, a, lda, k, i, i+4, i, i+4)
+			tile = [16]float64{}
+			syrk4x4(&tile[0], 4, &a[i], &a[i], lda, k)
+			for p := range 4 {
+				for q := p; q < 4; q++ {
+					c[(i+p)*ldc+i+q] += tile[p*4+q]
+				}
+			}
 			j = i + 4
 			for ; j+8 <= m; j += 8 {
 				syrk4x8(&c[i*ldc+j], ldc, &a[i], &a[j], lda, k)
+			}
+			if j+4 <= m {
+				syrk4x4(&c[i*ldc+j], ldc, &a[i], &a[j], lda, k)
+				j += 4
 			}
 		}
 		scalar(c, ldc, a, lda, k, i, i+r, j, m)
