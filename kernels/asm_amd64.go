@@ -4,8 +4,9 @@ package kernels
 
 import "golang.org/x/sys/cpu"
 
-// haveFMA selects the AVX2/FMA correlation (corrFMA) over gonum's SSE2
-// AXPYs (corrAxpy).
+// haveFMA reports AVX2 and FMA, which the assembly kernels of this package
+// need (corr_amd64.s, tanh_amd64.s, dense_amd64.s, peak_amd64.s); without
+// them, or with the noasm build tag, the Go paths run.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
