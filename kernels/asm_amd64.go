@@ -23,3 +23,6 @@ func denseBwdX4(d, w, dx *float64, rows, in, out int)
 
 //go:noescape
 func fmaPeak(n int)
+
+//go:noescape
+func tanh4FMA(dst, x *float64, blocks int)

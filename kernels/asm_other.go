@@ -13,3 +13,5 @@ func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int) { panic("kernels: no 
 func denseBwdX4(d, w, dx *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
 
 func fmaPeak(n int) { panic("kernels: no vector FMA on this platform") }
+
+func tanh4FMA(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
