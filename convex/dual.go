@@ -6,8 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/internal/chol"
 )
 
 // The reduced (dual) method: Q = P + γI is factorized once, Q = UᵀU, and the working rows
@@ -65,7 +66,7 @@ func newDualSolver(Q *mat.SymDense, b []float64, works []*blockWork) *dualSolver
 		copy(data[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}
 	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: data}
-	if _, ok := lapack64.Potrf(sym); !ok {
+	if !chol.Upper(sym) {
 		return nil
 	}
 	d := &dualSolver{n: n, works: works}
@@ -245,7 +246,7 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 			copy(K[i*m+i:i*m+m], d.S[i*st+i:i*st+m])
 			K[i*m+i] += w[i] / z[i]
 		}
-		if _, ok := lapack64.Potrf(Ks); ok {
+		if chol.Upper(Ks) {
 			return true
 		}
 		tr := 0.0
@@ -258,7 +259,7 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 				copy(K[i*m+i:i*m+m], d.S[i*st+i:i*st+m])
 				K[i*m+i] += w[i]/z[i] + reg
 			}
-			if _, ok := lapack64.Potrf(Ks); ok {
+			if chol.Upper(Ks) {
 				return true
 			}
 			reg *= 100
@@ -275,7 +276,7 @@ func (d *dualSolver) solve(tol float64, maxIter int) error {
 		copy(K[i*m+i:i*m+m], d.S[i*st+i:i*st+m])
 		K[i*m+i] += delta
 	}
-	if _, ok := lapack64.Potrf(Ks); !ok {
+	if !chol.Upper(Ks) {
 		return ErrNumerical
 	}
 	for i := range z {

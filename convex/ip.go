@@ -7,8 +7,9 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/dsp/fourier"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/internal/chol"
 )
 
 // ipBlock is the working set of one constrained block inside the interior-point method.
@@ -340,9 +341,10 @@ func (ip *ipSolver) formM(d []float64) {
 	}
 }
 
-// factor computes the Cholesky factor of M in place with LAPACK dpotrf (mat.Cholesky would also
-// estimate the condition number, which costs as much again). If M is not numerically positive
-// definite, a growing multiple of the identity is added to a fresh copy.
+// factor computes the Cholesky factor of M in place with chol.Upper (LAPACK's dpotrf, blocked
+// with an AVX2 trailing update; mat.Cholesky would also estimate the condition number, which
+// costs as much again). If M is not numerically positive definite, a growing multiple of the
+// identity is added to a fresh copy.
 func (ip *ipSolver) factor() bool {
 	raw := ip.M.RawSymmetric()
 	n := ip.n
@@ -351,7 +353,7 @@ func (ip *ipSolver) factor() bool {
 	}
 	copy(ip.keep, raw.Data[:n*n])
 	ip.fac = blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: raw.Stride, Data: raw.Data}
-	if _, ok := lapack64.Potrf(raw); ok {
+	if chol.Upper(raw) {
 		return true
 	}
 	tr := 0.0
@@ -367,7 +369,7 @@ func (ip *ipSolver) factor() bool {
 		for i := 0; i < n; i++ {
 			raw.Data[i*raw.Stride+i] += reg
 		}
-		if _, ok := lapack64.Potrf(raw); ok {
+		if chol.Upper(raw) {
 			return true
 		}
 		reg *= 100

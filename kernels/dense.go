@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -17,6 +15,11 @@ const denseBlock = 192
 // lifting network's widths (2→4→4→10) measure faster than Dgemm's blocking.
 const denseSmall = 64
 
+// fastDense selects the AVX kernels (denseFwd4, denseBwdW4, denseBwdX4) in
+// the small-layer loops; they give the loops' results bit for bit. A
+// variable so that the tests run both paths.
+var fastDense = haveFMA
+
 // DenseTanhForward implements Backend.DenseTanhForward, in parallel over
 // fixed row ranges.
 func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
@@ -30,9 +33,9 @@ func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
 		return
 	}
 	sc := c.get(c.rowWorkers(rows, 256))
-	overRows(sc, rows, nil, func(_ *scratch, r0, r1 int) {
+	overRows(sc, rows, nil, func(ws *scratch, r0, r1 int) {
 		if in*out < denseSmall {
-			denseFwdLoops(r0, r1, in, out, x, w, b, y)
+			denseFwdSmall(r0, r1, in, out, x, w, b, y, buf(&ws.d, in*out))
 			return
 		}
 		for q0 := r0; q0 < r1; q0 += denseBlock {
@@ -47,29 +50,65 @@ func (c *CPU) DenseTanhForward(rows, in, out int, x, w, b, y []float64) {
 					blas64.General{Rows: out, Cols: in, Stride: in, Data: w[:out*in]},
 					1, blas64.General{Rows: q1 - q0, Cols: out, Stride: out, Data: yb})
 			}
-			for i, v := range yb {
-				yb[i] = math.Tanh(v)
-			}
+			tanhTo(yb, yb)
 		}
 	})
 	c.put(sc)
 }
 
-func denseFwdLoops(r0, r1, in, out int, x, w, b, y []float64) {
+// denseFwdSmall is the small-layer forward over rows [r0, r1): four outputs
+// at a time per row, so that four independent sums share each load of x and
+// the loop over the few inputs is paid once per four outputs. Every sum is
+// b[o] + w[o,0]x[0] + w[o,1]x[1] + … in that order, as in the one-output
+// loop it replaced, then the activations go through tanhTo in one pass.
+func denseFwdSmall(r0, r1, in, out int, x, w, b, y, wT []float64) {
 	w = w[:out*in]
 	b = b[:out]
+	if fastDense && out >= 4 && in >= 1 && r1 > r0 {
+		// Four outputs per YMM register, wᵀ rows as the vectors; a last
+		// partial group is recomputed as the last four outputs.
+		wT = wT[:in*out]
+		for o := range out {
+			for i := range in {
+				wT[i*out+o] = w[o*in+i]
+			}
+		}
+		_, _ = x[r1*in-1], y[r1*out-1]
+		for o := 0; o < out; o += 4 {
+			o = min(o, out-4)
+			denseFwd4(&x[r0*in], &wT[o], &b[o], &y[r0*out+o], r1-r0, in, out)
+		}
+		tanhTo(y[r0*out:r1*out], y[r0*out:r1*out])
+		return
+	}
 	for r := r0; r < r1; r++ {
 		xr := x[r*in : (r+1)*in]
 		yr := y[r*out : (r+1)*out]
-		for o := range yr {
+		o := 0
+		for ; o+4 <= out; o += 4 {
+			w0 := w[o*in : (o+1)*in]
+			w1 := w[(o+1)*in : (o+2)*in]
+			w2 := w[(o+2)*in : (o+3)*in]
+			w3 := w[(o+3)*in : (o+4)*in]
+			s0, s1, s2, s3 := b[o], b[o+1], b[o+2], b[o+3]
+			for i, v := range xr {
+				s0 += w0[i] * v
+				s1 += w1[i] * v
+				s2 += w2[i] * v
+				s3 += w3[i] * v
+			}
+			yr[o], yr[o+1], yr[o+2], yr[o+3] = s0, s1, s2, s3
+		}
+		for ; o < out; o++ {
 			s := b[o]
 			wr := w[o*in : (o+1)*in]
 			for i, v := range xr {
 				s += wr[i] * v
 			}
-			yr[o] = math.Tanh(s)
+			yr[o] = s
 		}
 	}
+	tanhTo(y[r0*out:r1*out], y[r0*out:r1*out])
 }
 
 // DenseTanhBackward implements Backend.DenseTanhBackward. Every worker owns a
@@ -86,7 +125,7 @@ func (c *CPU) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []flo
 	}, func(sc *scratch, r0, r1 int) {
 		dW, dB := sc.acc, sc.acc2
 		if in*out < denseSmall {
-			denseBwdLoops(r0, r1, in, out, x, w, y, dy, dx, dW, dB)
+			denseBwdSmall(r0, r1, in, out, x, w, y, dy, dx, dW, dB, buf(&sc.a, (r1-r0)*out), buf(&sc.d, in*out))
 			return
 		}
 		dp := buf(&sc.a, denseBlock*out)
@@ -121,32 +160,118 @@ func (c *CPU) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, dw, db []flo
 	c.put(sc)
 }
 
-func denseBwdLoops(r0, r1, in, out int, x, w, y, dy, dx, dW, dB []float64) {
+// denseBwdSmall is the small-layer backward over rows [r0, r1) with d as
+// scratch for dpre ((r1−r0)·out). Every sum keeps the order of the row-by-row
+// loop (rows ascending into dW and dB, outputs ascending into dx), so the
+// results are bit for bit those of that loop; but each accumulator lives in
+// a register through its loop instead of being loaded and stored per row.
+func denseBwdSmall(r0, r1, in, out int, x, w, y, dy, dx, dW, dB, d, dWT []float64) {
+	n := r1 - r0
 	w = w[:out*in]
 	dW = dW[:out*in]
 	dB = dB[:out]
-	for r := r0; r < r1; r++ {
-		xr := x[r*in : (r+1)*in]
-		yr := y[r*out : (r+1)*out]
-		dyr := dy[r*out : (r+1)*out]
-		var dxr []float64
-		if dx != nil {
-			dxr = dx[r*in : (r+1)*in]
-			clear(dxr)
+	x = x[r0*in : r1*in]
+	d = d[:n*out]
+	yb, dyb := y[r0*out:r1*out], dy[r0*out:r1*out]
+	for i, yv := range yb {
+		d[i] = dyb[i] * (1 - yv*yv)
+	}
+	// With the vector kernel, whole groups of four outputs go through
+	// denseBwdW4 (on wᵀ-shaped dW) and only the rest through the loops.
+	o0 := 0
+	if fastDense && in >= 1 && n > 0 {
+		o0 = out &^ 3
+		dWT = dWT[:in*out]
+		for o := range o0 {
+			for i := range in {
+				dWT[i*out+o] = dW[o*in+i]
+			}
 		}
-		for o, yv := range yr {
-			d := dyr[o] * (1 - yv*yv)
-			dB[o] += d
-			wr := w[o*in : (o+1)*in]
-			dwr := dW[o*in : (o+1)*in]
-			for i, v := range xr {
-				dwr[i] += d * v
+		for o := 0; o < o0; o += 4 {
+			denseBwdW4(&d[o], &x[0], &dB[o], &dWT[o], n, in, out)
+		}
+		for o := range o0 {
+			for i := range in {
+				dW[o*in+i] = dWT[i*out+o]
 			}
-			if dxr != nil {
-				for i, v := range wr {
-					dxr[i] += d * v
-				}
+		}
+	}
+	o := o0
+	for ; o+4 <= out; o += 4 {
+		s0, s1, s2, s3 := dB[o], dB[o+1], dB[o+2], dB[o+3]
+		for r := o; r+3 < len(d); r += out {
+			dr := d[r : r+4]
+			s0 += dr[0]
+			s1 += dr[1]
+			s2 += dr[2]
+			s3 += dr[3]
+		}
+		dB[o], dB[o+1], dB[o+2], dB[o+3] = s0, s1, s2, s3
+	}
+	for ; o < out; o++ {
+		s := dB[o]
+		for r := o; r < len(d); r += out {
+			s += d[r]
+		}
+		dB[o] = s
+	}
+	for o := o0; o < out; o++ {
+		dWo := dW[o*in : (o+1)*in]
+		i := 0
+		for ; i+4 <= in; i += 4 {
+			s0, s1, s2, s3 := dWo[i], dWo[i+1], dWo[i+2], dWo[i+3]
+			for r := range n {
+				dv := d[r*out+o]
+				xr := x[r*in+i : r*in+i+4]
+				s0 += dv * xr[0]
+				s1 += dv * xr[1]
+				s2 += dv * xr[2]
+				s3 += dv * xr[3]
 			}
+			dWo[i], dWo[i+1], dWo[i+2], dWo[i+3] = s0, s1, s2, s3
+		}
+		for ; i < in; i++ {
+			s := dWo[i]
+			for r := range n {
+				s += d[r*out+o] * x[r*in+i]
+			}
+			dWo[i] = s
+		}
+	}
+	if dx == nil {
+		return
+	}
+	// dx row by row, four inputs at a time: four independent sums hide the
+	// add latency that one sum over the outputs would wait on.
+	dx = dx[r0*in : r1*in]
+	if fastDense && in >= 4 && n > 0 {
+		for i := 0; i < in; i += 4 {
+			i = min(i, in-4)
+			denseBwdX4(&d[0], &w[i], &dx[i], n, in, out)
+		}
+		return
+	}
+	for r := range n {
+		dr := d[r*out : (r+1)*out]
+		dxr := dx[r*in : (r+1)*in]
+		i := 0
+		for ; i+4 <= in; i += 4 {
+			var s0, s1, s2, s3 float64
+			for o, dv := range dr {
+				wo := w[o*in+i : o*in+i+4]
+				s0 += dv * wo[0]
+				s1 += dv * wo[1]
+				s2 += dv * wo[2]
+				s3 += dv * wo[3]
+			}
+			dxr[i], dxr[i+1], dxr[i+2], dxr[i+3] = s0, s1, s2, s3
+		}
+		for ; i < in; i++ {
+			s := 0.0
+			for o, dv := range dr {
+				s += dv * w[o*in+i]
+			}
+			dxr[i] = s
 		}
 	}
 }

@@ -2,8 +2,10 @@
 // branch-convolution bank and the parallel linear FIR (forward and
 // backward), the tanh dense layers of the lifting network, the Gram matrix
 // of the convex θ_G step, and the closed-loop rollout with its exact adjoint
-// (BPTT). Backend is the contract; CPU implements it in pure Go (gonum's
-// SSE2 assembly for the inner products), and a CUDA implementation behind the
+// (BPTT). Backend is the contract; CPU implements it in Go (gonum's SSE2
+// assembly for the inner products; on amd64 with AVX2 and FMA, this package's
+// assembly for the correlations, tanh and the small dense layers — see
+// corr.go, tanh.go, dense.go; build tag noasm turns it off), and a CUDA implementation behind the
 // cuda build tag implements the same maths on the same arguments. The float64
 // plain-loop reference is package model; the tests compare against it, and
 // against finite differences for every adjoint.

@@ -1,0 +1,28 @@
+//go:build !noasm
+
+package kernels
+
+import "golang.org/x/sys/cpu"
+
+// haveFMA reports AVX2 and FMA, which the assembly kernels of this package
+// need (corr_amd64.s, tanh_amd64.s, dense_amd64.s, peak_amd64.s); without
+// them, or with the noasm build tag, the Go paths run.
+var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func corr32FMA(dst, h, x *float64, blocks, m int)
+
+//go:noescape
+func denseFwd4(x, wT, b, y *float64, rows, in, out int)
+
+//go:noescape
+func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int)
+
+//go:noescape
+func denseBwdX4(d, w, dx *float64, rows, in, out int)
+
+//go:noescape
+func fmaPeak(n int)
+
+//go:noescape
+func tanh4FMA(dst, x *float64, blocks int)

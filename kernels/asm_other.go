@@ -1,0 +1,17 @@
+//go:build noasm || !amd64
+
+package kernels
+
+const haveFMA = false
+
+func corr32FMA(dst, h, x *float64, blocks, m int) { panic("kernels: no FMA kernel on this platform") }
+
+func denseFwd4(x, wT, b, y *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func denseBwdW4(d, x, dB, dWT *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func denseBwdX4(d, w, dx *float64, rows, in, out int) { panic("kernels: no vector dense kernel") }
+
+func fmaPeak(n int) { panic("kernels: no vector FMA on this platform") }
+
+func tanh4FMA(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
