@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -51,6 +52,11 @@ type Options struct {
 	// AutoDecay recomputes the decay rate of every candidate's tap bound
 	// for its filter length (trainer.AutoDecay), as --decay auto does.
 	AutoDecay bool
+	// Loop, when set, adds the family of package loop (the passive
+	// feedback interconnection of two NFIRs, trained on the simulation
+	// error) with this configuration, its structure sized by the linear
+	// FIR's length (loop.Sized), when the user fixed no structure field.
+	Loop *loop.Config
 	// Progress, when set, receives one event per fitted FIR, rung and
 	// candidate.
 	Progress func(Event)
@@ -87,6 +93,7 @@ func (e Event) String() string {
 type Row struct {
 	Name      string          `json:"name"`
 	Structure model.Structure `json:"structure"`
+	Loop      *loop.Structure `json:"loop,omitempty"` // a loop candidate's structure (Structure is then zero)
 	Rung      int             `json:"rung"`   // the last rung it trained in, 0-based
 	Iters     int             `json:"iters"`  // its schedule at that rung
 	Epochs    int             `json:"epochs"` // Adam epochs per iteration at that rung
@@ -121,6 +128,19 @@ type Result struct {
 	LinearFit  float64
 	Rows       []Row
 	Rungs      int
+	// Loop is the trained loop candidate (nil without Options.Loop), and
+	// LoopChosen whether it won: then it is the model to keep, and Result
+	// is the best NFIR or FIR, the runner-up.
+	Loop       *loop.Result
+	LoopChosen bool
+}
+
+// ValFit is the chosen model's validation Fit.
+func (r *Result) ValFit() float64 {
+	if r.LoopChosen {
+		return r.Loop.ValFit
+	}
+	return r.BestValFit
 }
 
 // Plan is what a search will do, known before it starts: enough to state
@@ -204,7 +224,10 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	// 2. The candidates.
 	cands := s.candidates(res.LinearTaps)
 	if len(cands) == 0 {
-		return keep()
+		if err := s.loop(ctx, res); err != nil || res.Loop == nil {
+			return keep()
+		}
+		return s.finish(res, fir, firCfg, nil, nil)
 	}
 	rungs := s.opt.Budget
 	for rungs > 1 && pow(eta, rungs-1) > len(cands)*eta {
@@ -231,7 +254,40 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			alive = alive[:n]
 		}
 	}
+	if err := s.loop(ctx, res); err != nil {
+		return s.finish(res, fir, firCfg, cands, err)
+	}
 	return s.finish(res, fir, firCfg, cands, nil)
+}
+
+// loop trains the loop family's candidate, sized by the linear FIR's
+// length, when Options.Loop asks for it and the user fixed no structure.
+func (s *searcher) loop(ctx context.Context, res *Result) error {
+	if s.opt.Loop == nil || s.fixed != (Fixed{}) {
+		return nil
+	}
+	cfg := *s.opt.Loop
+	cfg.Structure = loop.Sized(res.LinearTaps)
+	cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.ValSkip, s.base.Seed, nil
+	if cfg.Workers == 0 {
+		cfg.Workers = s.opt.Workers
+	}
+	st := cfg.Structure
+	name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2)
+	t0 := time.Now()
+	r, err := loop.Train(ctx, cfg, s.train, s.val)
+	row := Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
+	if r != nil {
+		res.Loop, row.ValFit = r, r.ValFit
+		row.Epochs = r.Epochs
+	}
+	if err != nil && ctx.Err() == nil {
+		row.Error = err.Error()
+		err = nil // a failed family is a row, not the end of the search
+	}
+	res.Rows = append(res.Rows, row)
+	s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
+	return err
 }
 
 // better orders rows by validation Fit, failed ones last.
@@ -271,23 +327,42 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 			best = c
 		}
 	}
+	loopRow := -1
+	if res.Loop != nil {
+		loopRow = len(res.Rows) - 1 // s.loop appended it
+	}
 	for _, c := range cands {
 		res.Rows = append(res.Rows, *c.row)
+	}
+	top := res.LinearFit
+	if best != nil {
+		top = math.Max(top, best.row.ValFit)
+	}
+	if res.Loop != nil && res.Loop.ValFit > top {
+		res.LoopChosen = true
+		res.Rows[loopRow].Chosen = true
+		res.Chosen = res.Rows[loopRow].Name
 	}
 	if best == nil || !(best.row.ValFit > res.LinearFit) {
 		// Never worse than linear: the passive FIR is itself a candidate.
 		i := firRow(res.Rows)
-		res.Rows[i].Chosen = true
-		res.Result, res.Config, res.Chosen = fir, firCfg, res.Rows[i].Name
+		res.Result, res.Config = fir, firCfg
+		if !res.LoopChosen {
+			res.Rows[i].Chosen = true
+			res.Chosen = res.Rows[i].Name
+		}
 	} else {
-		res.Result, res.Config, res.Chosen = best.res, best.cfg, best.name
-		for i := range res.Rows {
-			if res.Rows[i].Name == best.name {
-				res.Rows[i].Chosen = true
+		res.Result, res.Config = best.res, best.cfg
+		if !res.LoopChosen {
+			res.Chosen = best.name
+			for i := range res.Rows {
+				if res.Rows[i].Name == best.name {
+					res.Rows[i].Chosen = true
+				}
 			}
 		}
 	}
-	s.emit(Event{Stage: "done", Candidate: res.Chosen, ValFit: res.BestValFit, Note: "chosen"})
+	s.emit(Event{Stage: "done", Candidate: res.Chosen, ValFit: res.ValFit(), Note: "chosen"})
 	return res, runErr
 }
 

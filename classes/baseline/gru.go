@@ -26,9 +26,11 @@ func (c gruClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	return func() classes.Class { return c }
 }
 
-// quickGRU is the Quick budget: a fifth of the default sample budget.
+// quickGRU is the Quick budget: a fifth of the default sample budget, in
+// up to 300 epochs (60 left a GRU on a few thousand samples far from
+// converged: 33 % where the full budget reaches 90 % and more).
 func quickGRU(cfg baselines.GRUConfig) baselines.GRUConfig {
-	cfg.Epochs, cfg.Patience, cfg.MaxSamples = 60, 10, 1_000_000
+	cfg.Epochs, cfg.Patience, cfg.MaxSamples = 300, 30, 1_000_000
 	return cfg
 }
 

@@ -10,7 +10,9 @@ import (
 	"math"
 
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
@@ -187,25 +189,31 @@ func (c nfirClass) DecodeParams(json.RawMessage) (classes.Model, error) {
 	return nil, fmt.Errorf("lifted: an %s is stored in the gputrain-nfir format, not in gputrain-model", c.name)
 }
 
-// FitNFIR is the fit of class nfir, the model gputrain recommends: the
-// structure search of package search, as train runs it when given no
-// structure (the passive linear FIR competes, so nfir is never below fir on
-// validation). A Quick budget searches two rungs with shorter epochs.
+// FitNFIR is the fit of class nfir, what train does with no structure
+// flag: the structure search of package search over NFIRs and the passive
+// feedback loop of package loop, the passive linear FIR competing, so nfir
+// is never below fir on validation. A Quick budget searches one NFIR
+// candidate and a shorter loop schedule.
 var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
 	cfg := Config(opt)
 	cfg.Iters, cfg.Epochs, cfg.Patience = search.DefaultIters, search.DefaultEpochs, search.DefaultPatience
-	sopt := search.Options{Budget: 4, Workers: opt.Workers, AutoDecay: true}
+	lc := loop.DefaultConfig()
+	lc.Workers = opt.Workers
+	sopt := search.Options{Budget: 4, Workers: opt.Workers, AutoDecay: true, Loop: &lc}
 	if opt.Budget == classes.Quick {
 		cfg.Epochs, cfg.Patience = 60, 20
-		sopt.Budget = 2
+		sopt.Budget = 1
+		lc = loop.Quick(lc)
 	}
 	if opt.Progress != nil {
 		sopt.Progress = func(ev search.Event) { opt.Progress(ev.String()) }
 	}
-	// Every candidate trains on one core, Workers of them at a time.
 	res, err := search.Select(ctx, cfg, search.Fixed{}, sopt, tr, val)
 	if res == nil {
 		return nil, err
+	}
+	if res.LoopChosen {
+		return &loopclass.Model{Model: res.Loop.Model}, err
 	}
 	return wrap("nfir", res.Config, res.Result, err)
 }
@@ -214,7 +222,7 @@ type selectedClass struct{}
 
 func (selectedClass) Name() string { return "nfir" }
 func (selectedClass) About() string {
-	return "passive NFIR, structure chosen on validation data (the passive FIR competes)"
+	return "gputrain's choice, as train with no structure flag: NFIR structures and the passive loop searched on validation data (the passive FIR competes)"
 }
 
 func (selectedClass) Fit(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {

@@ -10,7 +10,6 @@ import (
 	"fmt"
 
 	"github.com/passivenfir/gputrain/classes"
-	"github.com/passivenfir/gputrain/classes/lifted"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/trainer"
@@ -28,16 +27,8 @@ func (class) About() string {
 
 func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Memory, "loop-memory", 0, "--model loop: taps of the forward linear FIR, the scale of every other memory (0: the passive FIR's length chosen on validation data)")
-	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: 600, quick 150; early stopping on validation data)")
+	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: loop.DefaultConfig's; early stopping on validation data)")
 	return func() classes.Class { return c }
-}
-
-// Structure is the loop fitted to a plant whose passive linear FIR needs L
-// taps: H1 holds that memory in its linear FIR and half of it in two lifted
-// branches, H2 half of it in its own; the lifts see two samples of u and y.
-func Structure(L int) loop.Structure {
-	h := max(8, L/2)
-	return loop.Structure{R1: 2, R2: 2, Hidden: []int{16}, B1: 2, T1: h, L1: max(8, L), B2: 2, T2: h, L2: h}
 }
 
 func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
@@ -46,8 +37,9 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		return nil, fmt.Errorf("loopclass: memory %d must be ≥ 0", L)
 	}
 	if L == 0 {
-		fcfg := lifted.Config(opt)
-		fcfg.Decay = 0 // length-adapted, as train --decay auto
+		fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
+		fcfg.Scale, fcfg.Decay = "auto", 0
+		fcfg.Seed, fcfg.Workers, fcfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 		fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
 		if fir == nil {
 			return nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
@@ -55,10 +47,9 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		L = fir.Model.LinearTaps
 	}
 	cfg := loop.DefaultConfig()
-	cfg.Structure = Structure(L)
-	cfg.LR, cfg.Epochs, cfg.Patience = 1e-2, 600, 40
+	cfg.Structure = loop.Sized(L)
 	if opt.Budget == classes.Quick {
-		cfg.Epochs, cfg.Patience, cfg.MaxSamples = 150, 20, 3_000_000
+		cfg = loop.Quick(cfg)
 	}
 	if c.Epochs > 0 {
 		cfg.Epochs = c.Epochs

@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
@@ -507,7 +509,45 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	extra := maps.Clone(sj.extra)
 	extra[searchKey] = searchSummary(sr)
 	job.settings = settings(chosen, extra)
+	if sr.LoopChosen {
+		// the loop's own settings; not an NFIR training object (--config)
+		extra["model"], extra["loop"] = "loop", sr.Loop.Model.Structure
+		job.settings, _ = json.Marshal(extra)
+	}
 	return sr.Result, chosen, err
+}
+
+// saveLoop writes the loop the search chose: a gputrain-model file of
+// class loop (docs/MODEL_FORMAT.md), whose training object records the
+// search as an NFIR's does. out.res then carries the loop's validation Fit
+// and certificate verdict; out.loop the certificate's words.
+func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
+	m := &loopclass.Model{Model: sr.Loop.Model}
+	cert, err := m.Certify()
+	if err != nil {
+		return out, failf("certifying the loop: %v; nothing written", err)
+	}
+	if !cert.Passive {
+		// Taps are passive for every factor value (loop.Taps); reaching
+		// this line is a bug, and a non-passive model must not leave.
+		return out, failf("internal error: the loop fails its certificate (%s); nothing written", cert.Reason)
+	}
+	var ts float64
+	if job.train != nil {
+		ts = job.train.Ts
+	}
+	if err := classes.Save(job.out, m, classes.Meta{Ts: ts, Training: job.settings}); err != nil {
+		return out, failf("%v; nothing written", err)
+	}
+	out.saved, out.loop = true, cert.Reason
+	out.res = &trainer.Result{BestValFit: sr.Loop.ValFit, Cert: model.Certificate{Passive: true}}
+	if out.interrupted {
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.Loop.ValFit), job.out)
+	}
+	if job.plotDir != "" {
+		return out, usagef("--plot draws an NFIR's training; the search chose a loop (written to %s): plot it with 'gputrain compare --only loop --plot DIR'", job.out)
+	}
+	return out, nil
 }
 
 // searchKey is the training object's record of the structure search: the
@@ -517,7 +557,7 @@ const searchKey = "structure_search"
 
 func searchSummary(sr *search.Result) map[string]any {
 	return map[string]any{
-		"chosen": sr.Chosen, "rungs": sr.Rungs,
+		"chosen": sr.Chosen, "rungs": sr.Rungs, "val_fit": jsonFloat(sr.ValFit()),
 		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
 		"candidates": sr.Rows,
 	}
@@ -527,6 +567,7 @@ func searchSummary(sr *search.Result) map[string]any {
 type trainOutcome struct {
 	res         *trainer.Result
 	cfg         trainer.Config // what was trained: the chosen structure after a search
+	loop        string         // the certificate of a loop the search chose ("" otherwise)
 	seconds     float64
 	saved       bool
 	interrupted bool
@@ -554,6 +595,9 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, failf("training failed: %v", err)
 	}
 	out.interrupted = err != nil || e.ctx.Err() != nil
+	if sj := job.search; sj != nil && sj.res != nil && sj.res.LoopChosen {
+		return saveLoop(&job, sj.res, out)
+	}
 	if res == nil || res.Model == nil {
 		if out.interrupted {
 			return out, failf("interrupted before a model was trained; nothing written")
@@ -788,8 +832,10 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if searching && valSet == nil {
 		prog.note("note: no validation data to choose a structure on: training the paper's default structure; give --val FILE")
 	} else if searching {
+		lc := loop.DefaultConfig()
+		lc.Workers = cfg.Workers
 		job.search = &searchJob{fixed: fixed, extra: extra,
-			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto()}}
+			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), Loop: &lc}}
 	}
 	oc, err := runTraining(e, job)
 	var notes []string // after training; the data's notes were shown before it
@@ -810,6 +856,10 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		if job.search != nil && job.search.res != nil {
 			r["structure_search"] = searchSummary(job.search.res)
 		}
+		if oc.loop != "" {
+			r["class"] = "loop"
+			r["certificate"] = map[string]any{"passive": true, "reason": oc.loop}
+		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err
 		}
@@ -818,8 +868,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		return err
 	}
 	if !jsonOut && !quiet {
+		cert := certText(oc.res.Cert)
+		if oc.loop != "" {
+			cert = "passive loop of two NFIRs, " + oc.loop
+		}
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
-			oc.seconds, valFitText(oc.res.BestValFit), certText(oc.res.Cert), out)
+			oc.seconds, valFitText(oc.res.BestValFit), cert, out)
 		for _, n := range notes {
 			fmt.Fprintln(e.stdout, "note: "+n)
 		}
