@@ -18,7 +18,7 @@ import (
 	"github.com/passivenfir/gputrain/trainer"
 )
 
-var builtin = []string{"fir", "nfir-ff", "nfir-fb", "nfir", "mlp", "gru", "n4sid", "ren"}
+var builtin = []string{"fir", "nfir-ff", "nfir-fb", "nfir", "loop", "mlp", "gru", "n4sid", "ren"}
 
 func TestRegistry(t *testing.T) {
 	if got := classes.Names(); !slices.Equal(got[:len(builtin)], builtin) {
@@ -68,7 +68,7 @@ func msd(t *testing.T, batches int, seed uint64) *data.Dataset {
 func TestFileRoundTrip(t *testing.T) {
 	train, val := msd(t, 4, 1), msd(t, 2, 2)
 	u := val.Batches[0].U
-	for _, name := range []string{"fir", "mlp", "gru", "n4sid", "ren"} {
+	for _, name := range []string{"fir", "mlp", "gru", "n4sid", "ren", "loop"} {
 		c, err := classes.Lookup(name)
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
@@ -159,5 +160,45 @@ func TestSelectErrors(t *testing.T) {
 	}
 	if _, err := Select(context.Background(), tiny(), Fixed{}, Options{Budget: -1}, train, train); !errors.Is(err, ErrBudget) {
 		t.Errorf("budget -1: err %v", err)
+	}
+}
+
+// TestSelectLoop: with Options.Loop the loop family competes: its row is in
+// the table, the chosen row (one) has the highest validation Fit of all,
+// and a search with a fixed structure field leaves the loop out.
+func TestSelectLoop(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	lc := loop.DefaultConfig()
+	lc.Epochs = 20
+	res, err := Select(context.Background(), tiny(), Fixed{}, Options{Budget: 1, Loop: &lc}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Loop == nil {
+		t.Fatal("no loop candidate")
+	}
+	top, chosen, loops := math.Inf(-1), 0, 0
+	for _, r := range res.Rows {
+		if r.Loop != nil {
+			loops++
+		}
+		if !math.IsNaN(r.ValFit) {
+			top = math.Max(top, r.ValFit)
+		}
+		if r.Chosen {
+			chosen++
+			if r.ValFit != res.ValFit() || (r.Loop != nil) != res.LoopChosen {
+				t.Errorf("chosen row %+v, result fit %v loop %v", r, res.ValFit(), res.LoopChosen)
+			}
+		}
+	}
+	if loops != 1 || chosen != 1 || res.ValFit() != top {
+		t.Errorf("%d loop rows, %d chosen, chosen fit %v, best %v", loops, chosen, res.ValFit(), top)
+	}
+	base := tiny()
+	base.Structure.Taps = 12
+	fixed, err := Select(context.Background(), base, Fixed{Taps: true}, Options{Budget: 1, Loop: &lc}, train, val)
+	if err != nil || fixed.Loop != nil {
+		t.Errorf("fixed taps: loop %v, err %v", fixed.Loop, err)
 	}
 }

@@ -510,8 +510,11 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	extra[searchKey] = searchSummary(sr)
 	job.settings = settings(chosen, extra)
 	if sr.LoopChosen {
-		// the loop's own settings; not an NFIR training object (--config)
-		extra["model"], extra["loop"] = "loop", sr.Loop.Model.Structure
+		// The loop's settings as train --model loop takes them, so that the
+		// training object stays a --config that trains the same loop.
+		delete(extra, "decay")
+		extra["model"], extra["loop-memory"] = "loop", sr.Loop.Model.L1
+		extra["seed"], extra["workers"], extra["val-skip"] = chosen.Seed, chosen.Workers, chosen.ValSkip
 		job.settings, _ = json.Marshal(extra)
 	}
 	return sr.Result, chosen, err
@@ -545,7 +548,7 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.Loop.ValFit), job.out)
 	}
 	if job.plotDir != "" {
-		return out, usagef("--plot draws an NFIR's training; the search chose a loop (written to %s): plot it with 'gputrain compare --only loop --plot DIR'", job.out)
+		job.prog.note("note: --plot draws an NFIR's training curves and Re G; the search chose a loop, so %s stays empty ('gputrain eval --model %s --data FILE --plot DIR' draws its output)", job.plotDir, job.out)
 	}
 	return out, nil
 }
@@ -669,8 +672,10 @@ func runTrain(e *env, args []string) error {
 		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [--model CLASS] [flags]",
 		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
 θ_G step (passive FIR least squares) and Adam on the lifting network θ_N, then an optional
-closed-loop backpropagation-through-time step. Defaults are the paper's mass-spring-damper
-settings. Ctrl-C stops and saves the best model so far (exit 1).`,
+closed-loop backpropagation-through-time step. With no structure flag (--search auto) the structure
+is chosen on the validation data: the passive linear FIR's length, NFIR structures around it by
+successive halving (--budget), and the passive feedback loop of two NFIRs; the best closed-loop
+validation Fit wins, never below the passive FIR's. Ctrl-C stops and saves the best model so far (exit 1).`,
 		example: `gputrain gen msd --batches 50 --seed 1 --out train.csv
 gputrain train --data train.csv --branches 4 --taps 30 --iters 2 --epochs 50 --out model.json
 gputrain train --data robot.csv --u ue --y ye --branches 0 --linear-taps 500 --out fir.json
