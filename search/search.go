@@ -94,9 +94,9 @@ type Row struct {
 	Name      string          `json:"name"`
 	Structure model.Structure `json:"structure"`
 	Loop      *loop.Structure `json:"loop,omitempty"` // a loop candidate's structure (Structure is then zero)
-	Rung      int             `json:"rung"`   // the last rung it trained in, 0-based
-	Iters     int             `json:"iters"`  // its schedule at that rung
-	Epochs    int             `json:"epochs"` // Adam epochs per iteration at that rung
+	Rung      int             `json:"rung"`           // the last rung it trained in, 0-based
+	Iters     int             `json:"iters"`          // its schedule at that rung
+	Epochs    int             `json:"epochs"`         // Adam epochs per iteration at that rung
 	ValFit    float64         `json:"val_fit"`
 	Seconds   float64         `json:"seconds"`
 	Error     string          `json:"error,omitempty"`
