@@ -317,6 +317,11 @@ func (t Table) checkLine() string {
 	}
 	s := fmt.Sprintf("energy supply Σu·y = %.3g·‖u‖‖y‖ (%d of %d records negative, %d dip below zero partway, lowest %.2g), output offset %.2g·rms(y)",
 		c.Supply, c.NegativeBatches, c.Batches, c.DipBatches, c.Dip, c.Offset)
+	if c.Passive {
+		s += "; verdict: a passive-looking pair"
+	} else {
+		s += "; verdict: NOT a passive pair (" + strings.Join(c.Causes, "; ") + ")"
+	}
 	var notes []string
 	if c.Supply < 0 {
 		notes = append(notes, "negative supply: no passive model started at rest can follow these data (sign of u or y? an output not collocated with u?)")

@@ -31,6 +31,6 @@ func ExampleRun() {
 		fmt.Printf("%-5s val fit %.0f%%, passive %v, %d parameters\n", r.Class, r.ValFit, r.Passive, r.Params)
 	}
 	// Output:
-	// fir   val fit 72%, passive true, 32 parameters
+	// fir   val fit 73%, passive true, 50 parameters
 	// n4sid val fit 72%, passive false, 9 parameters
 }
