@@ -33,7 +33,11 @@ type Config struct {
 	// MaxSamples bounds the training time: training stops once this many
 	// samples have been simulated forward and backward (0: no bound).
 	MaxSamples int
-	ValSkip    int // samples at the start of every validation record simulated but not scored
+	// Skip is the number of samples at the start of every training record
+	// simulated but left out of the loss: the transient of an initial state
+	// the model cannot know (records that start mid-motion).
+	Skip    int
+	ValSkip int // samples at the start of every validation record simulated but not scored
 	Seed       uint64
 	Workers    int // 0: GOMAXPROCS
 	Progress   func(epoch int, loss, valFit float64)
@@ -72,8 +76,8 @@ func (c Config) Check() error {
 	switch {
 	case c.Epochs < 1, c.Batch < 1, c.Window < 1:
 		return fmt.Errorf("%w: epochs %d, batch %d and window %d must be ≥ 1", ErrConfig, c.Epochs, c.Batch, c.Window)
-	case c.Patience < 0, c.BurnIn < 0, c.MaxSamples < 0, c.ValSkip < 0, c.Workers < 0:
-		return fmt.Errorf("%w: patience, burn-in, max samples, val skip and workers must be ≥ 0", ErrConfig)
+	case c.Patience < 0, c.BurnIn < 0, c.MaxSamples < 0, c.Skip < 0, c.ValSkip < 0, c.Workers < 0:
+		return fmt.Errorf("%w: patience, burn-in, max samples, skip, val skip and workers must be ≥ 0", ErrConfig)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0) || c.Clip < 0:
 		return fmt.Errorf("%w: lr %g must be > 0 and finite, clip %g ≥ 0", ErrConfig, c.LR, c.Clip)
 	}
@@ -128,12 +132,15 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 			u[i], y[i] = b.U[i]/m.SU, b.Y[i]/m.SY
 		}
 		us, ys = append(us, u), append(ys, y)
-		if b.Len() <= cfg.Window+cfg.BurnIn {
-			wins = append(wins, window{rec: r, lo: 0, hi: b.Len()})
+		if b.Len() <= cfg.Skip {
+			return nil, fmt.Errorf("%w: training record %d has %d samples, not more than skip %d", ErrConfig, r, b.Len(), cfg.Skip)
+		}
+		if b.Len() <= cfg.Window+cfg.BurnIn+cfg.Skip {
+			wins = append(wins, window{rec: r, lo: 0, hi: b.Len(), skip: cfg.Skip})
 			continue
 		}
-		for s := 0; s < b.Len(); s += cfg.Window {
-			lo := max(0, s-cfg.BurnIn)
+		for s := cfg.Skip; s < b.Len(); s += cfg.Window {
+			lo := max(0, s-max(cfg.BurnIn, cfg.Skip))
 			wins = append(wins, window{rec: r, lo: lo, hi: min(b.Len(), s+cfg.Window), skip: s - lo})
 		}
 	}

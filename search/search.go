@@ -152,11 +152,19 @@ type Plan struct {
 	// number of Adam epochs the search may run (early stopping runs fewer),
 	// against FullEpochs for one training run of the final schedule.
 	Epochs, FullEpochs int
+	// Loop is whether the loop family trains too (up to LoopEpochs epochs
+	// of backpropagation through time, early-stopped).
+	Loop       bool
+	LoopEpochs int
 }
 
 func (p Plan) String() string {
-	return fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
+	s := fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
+	if p.Loop {
+		s += fmt.Sprintf("; then the loop family, up to %d epochs through time", p.LoopEpochs)
+	}
+	return s
 }
 
 const eta = 3 // successive halving keeps the best 1/eta of each rung
@@ -268,7 +276,7 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	}
 	cfg := *s.opt.Loop
 	cfg.Structure = loop.Sized(res.LinearTaps)
-	cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.ValSkip, s.base.Seed, nil
+	cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, s.base.Seed, nil
 	if cfg.Workers == 0 {
 		cfg.Workers = s.opt.Workers
 	}
@@ -544,6 +552,9 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 
 func (s *searcher) plan(n, rungs int) Plan {
 	p := Plan{Rungs: rungs, Candidates: n}
+	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
+		p.Loop, p.LoopEpochs = true, s.opt.Loop.Epochs
+	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)
 	for r := 0; r < rungs; r++ {

@@ -846,6 +846,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	var notes []string // after training; the data's notes were shown before it
 	if oc.res != nil {
 		notes = resultNotes(oc.cfg, oc.res, scaleU/scaleY)
+		if n := closedLoopNote(oc.res.Model, valSet, oc.cfg.ValSkip); n != "" {
+			notes = append(notes, n)
+		}
 	}
 	if jsonOut && oc.res != nil {
 		r := map[string]any{
@@ -953,6 +956,24 @@ func resultNotes(cfg trainer.Config, res *trainer.Result, toData float64) []stri
 			cfg.GammaG, r, unitsOf(cfg), suggest))
 	}
 	return notes
+}
+
+// collapseGap is the shortfall of closed- against open-loop validation Fit
+// (points) from which train warns: a feedback model that predicts one step
+// well from measured outputs but drifts on its own.
+const collapseGap = 15
+
+// closedLoopNote warns when an FB model's closed-loop validation Fit falls
+// far below its open-loop one ("" otherwise).
+func closedLoopNote(m *model.NFIR, val *data.Dataset, skip int) string {
+	if m == nil || !m.Feedback || m.Branches == 0 || val == nil {
+		return ""
+	}
+	ev, err := trainer.Evaluate(m, val, skip)
+	if err != nil || !(ev.OpenLoop.Median-ev.ClosedLoop.Median >= collapseGap) {
+		return ""
+	}
+	return fmt.Sprintf("the closed-loop validation Fit, %.2f%%, is far below the open-loop one, %.2f%%: the model predicts one step well from the measured output but drifts when it feeds back its own, which is how it is used; train on the simulation error (--bptt-epochs), or leave the structure to the search (no structure flag), which scores the closed loop", ev.ClosedLoop.Median, ev.OpenLoop.Median)
 }
 
 // heldAtMargin reports whether every FIR of m has Re G(e^{iω}) < 2·margin at
