@@ -36,11 +36,11 @@ type Config struct {
 	// Skip is the number of samples at the start of every training record
 	// simulated but left out of the loss: the transient of an initial state
 	// the model cannot know (records that start mid-motion).
-	Skip    int
-	ValSkip int // samples at the start of every validation record simulated but not scored
-	Seed       uint64
-	Workers    int // 0: GOMAXPROCS
-	Progress   func(epoch int, loss, valFit float64)
+	Skip     int
+	ValSkip  int // samples at the start of every validation record simulated but not scored
+	Seed     uint64
+	Workers  int // 0: GOMAXPROCS
+	Progress func(epoch int, loss, valFit float64)
 }
 
 // DefaultConfig trains the loop sized for a 64-tap memory (Sized) for up
