@@ -110,7 +110,7 @@ func TestTrainModelUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--model", "nope"}, "valid: fir, nfir-ff, nfir-fb, nfir, mlp, gru, n4sid, ren"},
+		{[]string{"--model", "nope"}, "valid: fir, nfir-ff, nfir-fb, nfir, loop, mlp, gru, n4sid, ren"},
 		{[]string{"--model", "gru", "--taps", "5"}, "--taps has no effect with --model gru"},
 		{[]string{"--model", "mlp", "--gru-units", "3"}, "--gru-units has no effect with --model mlp"},
 		{[]string{"--toy-gain-fixed", "1"}, "--toy-gain-fixed has no effect with --model nfir"},
