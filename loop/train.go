@@ -15,6 +15,9 @@ import (
 	"github.com/passivenfir/gputrain/model"
 )
 
+// minSteps is the least number of Adam steps in an epoch (Train).
+const minSteps = 16
+
 // ErrConfig reports an unusable training configuration.
 var ErrConfig = errors.New("loop: bad configuration")
 
@@ -33,6 +36,12 @@ type Config struct {
 	// MaxSamples bounds the training time: training stops once this many
 	// samples have been simulated forward and backward (0: no bound).
 	MaxSamples int
+	// InitLinear, when set, are the taps (in the data's units) of a passive
+	// FIR of Structure.L1 taps that H1's linear FIR starts from (Factor),
+	// the other FIRs starting small: the loop then starts as that FIR and
+	// Adam adds what it cannot explain; early stopping keeps the start when
+	// nothing better is found.
+	InitLinear []float64
 	// Skip is the number of samples at the start of every training record
 	// simulated but left out of the loss: the transient of an initial state
 	// the model cannot know (records that start mid-motion).
@@ -124,6 +133,21 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b))
 	m.init(rng)
+	if len(cfg.InitLinear) > 0 {
+		if len(cfg.InitLinear) != m.L1 {
+			return nil, fmt.Errorf("%w: %d initial linear taps for a forward FIR of %d", ErrConfig, len(cfg.InitLinear), m.L1)
+		}
+		g := make([]float64, m.L1)
+		for k, v := range cfg.InitLinear {
+			g[k] = v * m.SU / m.SY
+		}
+		copy(m.FL1, Factor(g))
+		for _, f := range [][]float64{m.F1, m.F2, m.FL2} {
+			for i := range f {
+				f[i] *= 0.1
+			}
+		}
+	}
 	var us, ys [][]float64
 	var wins []window
 	for r, b := range train.Batches {
@@ -155,9 +179,16 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		bestFit = f
 	}
 	opt := optim.NewAdam(len(theta))
-	order := make([]int, len(wins))
-	for i := range order {
-		order[i] = i
+	// An epoch is at least minSteps Adam steps, passing over the windows
+	// as often as that takes: with few windows (one record) an epoch of one
+	// step would let the patience run out after a few dozen steps.
+	perPass := (len(wins) + cfg.Batch - 1) / cfg.Batch
+	passes := (minSteps + perPass - 1) / perPass
+	order := make([]int, 0, passes*len(wins))
+	for range passes {
+		for i := range wins {
+			order = append(order, i)
+		}
 	}
 	simulated := 0
 	res := &Result{}

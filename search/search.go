@@ -133,6 +133,8 @@ type Result struct {
 	// is the best NFIR or FIR, the runner-up.
 	Loop       *loop.Result
 	LoopChosen bool
+
+	linear *model.NFIR // the linear baseline, which the loop starts from
 }
 
 // ValFit is the chosen model's validation Fit.
@@ -276,6 +278,11 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	}
 	cfg := *s.opt.Loop
 	cfg.Structure = loop.Sized(res.LinearTaps)
+	if fir := res.linear; fir != nil && len(fir.Lin) == cfg.Structure.L1 {
+		// start from the convex solver's FIR: the loop then begins where
+		// the linear baseline is
+		cfg.InitLinear = fir.Lin
+	}
 	cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, s.base.Seed, nil
 	if cfg.Workers == 0 {
 		cfg.Workers = s.opt.Workers
@@ -407,7 +414,7 @@ func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, tr
 	if !s.opt.AutoDecay {
 		cfg.Decay = s.base.Decay
 	}
-	res.LinearTaps, res.LinearFit = cfg.Structure.LinearTaps, best.BestValFit
+	res.LinearTaps, res.LinearFit, res.linear = cfg.Structure.LinearTaps, best.BestValFit, best.Model
 	return best, cfg, err
 }
 

@@ -36,6 +36,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	if L < 0 {
 		return nil, fmt.Errorf("loopclass: memory %d must be ≥ 0", L)
 	}
+	var initLin []float64 // the loop starts from the FIR it is sized by
 	if L == 0 {
 		fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
 		fcfg.Scale, fcfg.Decay = "auto", 0
@@ -45,9 +46,13 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			return nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
 		}
 		L = fir.Model.LinearTaps
+		initLin = fir.Model.Lin
 	}
 	cfg := loop.DefaultConfig()
 	cfg.Structure = loop.Sized(L)
+	if len(initLin) == cfg.Structure.L1 {
+		cfg.InitLinear = initLin
+	}
 	if opt.Budget == classes.Quick {
 		cfg = loop.Quick(cfg)
 	}
