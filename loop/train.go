@@ -31,7 +31,9 @@ type Config struct {
 	Clip      float64 // global gradient-norm clip (0: none)
 	// Window and BurnIn cut records longer than Window+BurnIn into windows
 	// of Window scored samples, each simulated from rest BurnIn samples
-	// earlier: backpropagation through time over bounded spans.
+	// earlier (at least the model's memory, Structure.Memory, so that the
+	// scored samples see a full history): backpropagation through time over
+	// bounded spans.
 	Window, BurnIn int
 	// MaxSamples bounds the training time: training stops once this many
 	// samples have been simulated forward and backward (0: no bound).
@@ -150,6 +152,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	}
 	var us, ys [][]float64
 	var wins []window
+	burn := max(cfg.BurnIn, cfg.Structure.Memory())
 	for r, b := range train.Batches {
 		u, y := make([]float64, b.Len()), make([]float64, b.Len())
 		for i := range u {
@@ -159,12 +162,12 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		if b.Len() <= cfg.Skip {
 			return nil, fmt.Errorf("%w: training record %d has %d samples, not more than skip %d", ErrConfig, r, b.Len(), cfg.Skip)
 		}
-		if b.Len() <= cfg.Window+cfg.BurnIn+cfg.Skip {
+		if b.Len() <= cfg.Window+burn+cfg.Skip {
 			wins = append(wins, window{rec: r, lo: 0, hi: b.Len(), skip: cfg.Skip})
 			continue
 		}
 		for s := cfg.Skip; s < b.Len(); s += cfg.Window {
-			lo := max(0, s-max(cfg.BurnIn, cfg.Skip))
+			lo := max(0, s-max(burn, cfg.Skip))
 			wins = append(wins, window{rec: r, lo: lo, hi: min(b.Len(), s+cfg.Window), skip: s - lo})
 		}
 	}
