@@ -70,3 +70,26 @@ func TestTrainSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchZooUsage: unknown cases and classes exit 2 naming the valid ones;
+// a tiny run writes its Markdown report.
+func TestBenchZooUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "zoo", "--cases", "nope"}, "twomass"},
+		{[]string{"bench", "zoo", "--only", "nope"}, "valid: fir"},
+		{[]string{"bench", "zoo", "--workers", "-1"}, "--workers"},
+	} {
+		if code, _, errOut := cli(t, tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q", tc.args, code, errOut)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "ZOO.md")
+	mustRun(t, "bench", "zoo", "--quick", "--cases", "boucwen", "--only", "fir", "--out", out, "--quiet")
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "| boucwen |") {
+		t.Errorf("report %q, err %v", b, err)
+	}
+}

@@ -1,0 +1,51 @@
+package zoobench
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/passivenfir/gputrain/classes"
+	_ "github.com/passivenfir/gputrain/classes/all"
+	"github.com/passivenfir/gputrain/zoo"
+)
+
+// TestRun: two cases, two fast classes: one row per case in the report,
+// a Fit and a passivity mark per class, the data check's verdict; unknown
+// names are refused before any work.
+func TestRun(t *testing.T) {
+	opt := Options{Size: zoo.Quick, Budget: classes.Quick, Cases: []string{"boucwen", "satind"}, Classes: []string{"fir", "n4sid"}, Seed: 1, Workers: 2}
+	rep, err := Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(rep.Results))
+	}
+	var md strings.Builder
+	rep.Markdown(&md, "gputrain bench zoo --quick")
+	out := md.String()
+	for _, want := range []string{"| case | Ts | data check | fir | n4sid | time |", "| boucwen | 0.02 s | passive | ", "| satind | ", " ✓ |", " np |", "Command: `gputrain bench zoo --quick`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, r := range rep.Results {
+		for _, row := range r.Table.Rows {
+			if row.Error != "" || !(row.TestFit > 0) {
+				t.Errorf("%s %s: test fit %v, error %q", r.Case.Name, row.Class, row.TestFit, row.Error)
+			}
+		}
+	}
+	for _, bad := range []Options{{Cases: []string{"nope"}}, {Classes: []string{"nope"}}} {
+		if _, err := Run(context.Background(), bad); err == nil || !strings.Contains(err.Error(), "nope") {
+			t.Errorf("%+v: err %v", bad, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err %v", err)
+	}
+}
