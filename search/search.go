@@ -40,7 +40,7 @@ type Options struct {
 	// in full training runs: 3^(Budget−1) candidates start (fewer when the
 	// fixed fields leave fewer), each rung keeps the best third and trains
 	// it three times as long. 1: the candidates train once with the full
-	// schedule. Default 4.
+	// schedule. Default DefaultBudget.
 	Budget int
 	// Workers is the number of candidates that train at a time (0:
 	// GOMAXPROCS); each trains on one core, so its result does not depend
@@ -181,7 +181,7 @@ func Select(ctx context.Context, base trainer.Config, fixed Fixed, opt Options, 
 		return nil, fmt.Errorf("%w: the structure search scores candidates on validation data, and there is none", trainer.ErrConfig)
 	}
 	if opt.Budget == 0 {
-		opt.Budget = 4
+		opt.Budget = DefaultBudget
 	}
 	if opt.Budget < 1 {
 		return nil, fmt.Errorf("%w: %d rungs; need ≥ 1", ErrBudget, opt.Budget)

@@ -664,7 +664,7 @@ func runTrain(e *env, args []string) error {
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
 	var searchMode search.Mode
 	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
-	budget := fs.Int("budget", 4, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
+	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
