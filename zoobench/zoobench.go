@@ -139,7 +139,7 @@ func (rep Report) Markdown(w io.Writer, command string) {
 	cols := rep.columns()
 	fmt.Fprintf(w, "Command: `%s`  \nMachine: %s; %.0f s in all.\n\n", command, rep.Machine, rep.Seconds)
 	fmt.Fprint(w, "Median closed-loop **test** Fit [%] over the test records (noise-free, from rest); every choice is made on validation data. ")
-	fmt.Fprint(w, "✓ certified passive, np not passive (or not certified). `nfir-fb`: the paper's default structure; `nfir`: the structure gputrain chooses.\n\n")
+	fmt.Fprint(w, "✓ certified passive, np not passive (or not certified); in parentheses the number of parameters. `nfir-fb`: the paper's default structure; `nfir`: what `train` chooses with no structure flag; `loop`: the passive feedback loop of two NFIRs alone.\n\n")
 	fmt.Fprintf(w, "| case | Ts | data check | %s | time |\n|---|---|---|%s---|\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 	for _, r := range rep.Results {
 		check := "–"
@@ -191,7 +191,7 @@ func cell(r Result, class string) string {
 		if row.Passive {
 			mark = "✓"
 		}
-		return fmt.Sprintf("%.1f %s", f, mark)
+		return fmt.Sprintf("%.1f %s (%d)", f, mark, row.Params)
 	}
 	return "–"
 }

@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 	var md strings.Builder
 	rep.Markdown(&md, "gputrain bench zoo --quick")
 	out := md.String()
-	for _, want := range []string{"| case | Ts | data check | fir | n4sid | time |", "| boucwen | 0.02 s | passive | ", "| satind | ", " ✓ |", " np |", "Command: `gputrain bench zoo --quick`"} {
+	for _, want := range []string{"| case | Ts | data check | fir | n4sid | time |", "| boucwen | 0.02 s | passive | ", "| satind | ", " ✓ (", " np (", "Command: `gputrain bench zoo --quick`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
