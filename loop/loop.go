@@ -284,44 +284,12 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			}
 		}
 		n1, n2 := n[:B1], n[B1:]
-		a1, r1 := 0.0, 0.0
-		for j := 0; j < B1; j++ {
-			g := t.g1[j*m.T1 : (j+1)*m.T1]
-			s := 0.0
-			for k := 1; k < m.T1 && k <= tt; k++ {
-				s += g[k] * w1[(tt-k)*B1+j]
-			}
-			if tp != nil {
-				tp.s1[tt*B1+j] = s
-			}
-			a1 += n1[j] * n1[j] * g[0]
-			r1 += n1[j] * s
+		var s1, s2 []float64
+		if tp != nil {
+			s1, s2 = tp.s1[tt*B1:(tt+1)*B1], tp.s2[tt*B2:(tt+1)*B2]
 		}
-		if m.L1 > 0 {
-			a1 += t.l1[0]
-			for k := 1; k < m.L1 && k <= tt; k++ {
-				r1 += t.l1[k] * e[tt-k]
-			}
-		}
-		a2, r2 := 0.0, 0.0
-		for j := 0; j < B2; j++ {
-			g := t.g2[j*m.T2 : (j+1)*m.T2]
-			s := 0.0
-			for k := 1; k < m.T2 && k <= tt; k++ {
-				s += g[k] * w2[(tt-k)*B2+j]
-			}
-			if tp != nil {
-				tp.s2[tt*B2+j] = s
-			}
-			a2 += n2[j] * n2[j] * g[0]
-			r2 += n2[j] * s
-		}
-		if m.L2 > 0 {
-			a2 += t.l2[0]
-			for k := 1; k < m.L2 && k <= tt; k++ {
-				r2 += t.l2[k] * y[tt-k]
-			}
-		}
+		a1, r1 := nfirSplit(t.g1, t.l1, m.T1, n1, w1, e, tt, s1)
+		a2, r2 := nfirSplit(t.g2, t.l2, m.T2, n2, w2, y, tt, s2)
 		d := 1 + a1*a2
 		yt := (a1*(u[tt]-r2) + r1) / d
 		et := u[tt] - a2*yt - r2
@@ -334,6 +302,60 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 		}
 		if tp != nil {
 			tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt] = a1, a2, r2, d
+		}
+	}
+}
+
+// nfirSplit splits one NFIR's output at sample t into a·x(t) + r: with
+// gains n, branch taps g (len(n) branches of T taps), linear taps l, the
+// branch inputs w (n_j·x, samples × len(n)) and the input x known before
+// t, it returns a = Σ_j n_j(t)² g_j(0) + l(0) and r, the sum of every term
+// of an earlier sample. s, when not nil, receives the branches' sums
+// Σ_{k≥1} g_j(k) w_j(t−k) for the adjoint.
+func nfirSplit(g, l []float64, T int, n, w, x []float64, t int, s []float64) (a, r float64) {
+	B := len(n)
+	for j := 0; j < B; j++ {
+		gj := g[j*T : (j+1)*T]
+		sum := 0.0
+		for k := 1; k < T && k <= t; k++ {
+			sum += gj[k] * w[(t-k)*B+j]
+		}
+		if s != nil {
+			s[j] = sum
+		}
+		a += n[j] * n[j] * gj[0]
+		r += n[j] * sum
+	}
+	if len(l) > 0 {
+		a += l[0]
+		for k := 1; k < len(l) && k <= t; k++ {
+			r += l[k] * x[t-k]
+		}
+	}
+	return a, r
+}
+
+// nfirSplitAdjoint is the adjoint of nfirSplit: given the adjoints ab and
+// rb of its results at sample t, it adds to those of the gains (nb), the
+// branch and linear taps (gb, lb), the branch inputs (wb) and the input
+// (xb) at earlier samples.
+func nfirSplitAdjoint(g, l []float64, T int, n, w, x []float64, t int, s []float64, ab, rb float64, nb, gb, lb, wb, xb []float64) {
+	B := len(n)
+	for j := 0; j < B; j++ {
+		gj, gbj := g[j*T:(j+1)*T], gb[j*T:(j+1)*T]
+		nb[j] += ab*2*n[j]*gj[0] + rb*s[j]
+		gbj[0] += ab * n[j] * n[j]
+		sb := rb * n[j]
+		for k := 1; k < T && k <= t; k++ {
+			gbj[k] += sb * w[(t-k)*B+j]
+			wb[(t-k)*B+j] += sb * gj[k]
+		}
+	}
+	if len(l) > 0 {
+		lb[0] += ab
+		for k := 1; k < len(l) && k <= t; k++ {
+			lb[k] += rb * x[t-k]
+			xb[t-k] += rb * l[k]
 		}
 	}
 }
@@ -406,43 +428,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 		r2b += -a1 * ybt / d
 		a1b := ybt * ((u[tt] - r2) - a2*yt) / d
 		a2b += -ybt * yt * a1 / d
-		// a1 = Σ n1² g1(0) + l1(0); r1 = Σ n1 s1 + Σ_{k≥1} l1(k) e(t−k)
-		for j := 0; j < B1; j++ {
-			g := t.g1[j*m.T1 : (j+1)*m.T1]
-			gb := gr.g1[j*m.T1 : (j+1)*m.T1]
-			nb[j] += a1b*2*n1[j]*g[0] + r1b*tp.s1[tt*B1+j]
-			gb[0] += a1b * n1[j] * n1[j]
-			sb := r1b * n1[j]
-			for k := 1; k < m.T1 && k <= tt; k++ {
-				gb[k] += sb * tp.w1[(tt-k)*B1+j]
-				w1b[(tt-k)*B1+j] += sb * g[k]
-			}
-		}
-		if m.L1 > 0 {
-			gr.l1[0] += a1b
-			for k := 1; k < m.L1 && k <= tt; k++ {
-				gr.l1[k] += r1b * tp.e[tt-k]
-				eb[tt-k] += r1b * t.l1[k]
-			}
-		}
-		for j := 0; j < B2; j++ {
-			g := t.g2[j*m.T2 : (j+1)*m.T2]
-			gb := gr.g2[j*m.T2 : (j+1)*m.T2]
-			nb[B1+j] += a2b*2*n2[j]*g[0] + r2b*tp.s2[tt*B2+j]
-			gb[0] += a2b * n2[j] * n2[j]
-			sb := r2b * n2[j]
-			for k := 1; k < m.T2 && k <= tt; k++ {
-				gb[k] += sb * tp.w2[(tt-k)*B2+j]
-				w2b[(tt-k)*B2+j] += sb * g[k]
-			}
-		}
-		if m.L2 > 0 {
-			gr.l2[0] += a2b
-			for k := 1; k < m.L2 && k <= tt; k++ {
-				gr.l2[k] += r2b * y[tt-k]
-				yb[tt-k] += r2b * t.l2[k]
-			}
-		}
+		nfirSplitAdjoint(t.g1, t.l1, m.T1, n1, tp.w1, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], gr.g1, gr.l1, w1b, eb)
+		nfirSplitAdjoint(t.g2, t.l2, m.T2, n2, tp.w2, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], gr.g2, gr.l2, w2b, yb)
 		// the lifting network: n = MLP(x)
 		dout := gcur[:sizes[L]]
 		copy(dout, nb)
