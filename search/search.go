@@ -171,9 +171,9 @@ func (p Plan) String() string {
 
 const eta = 3 // successive halving keeps the best 1/eta of each rung
 
-// Select chooses an NFIR structure for train, scored on val (required), as
+// Select chooses a structure for train, scored on val (required), as
 // described in the package documentation, and returns the chosen model
-// trained with base's full schedule. base gives every setting; the
+// trained with base's full schedule (or the loop, Result.LoopChosen). base gives every setting; the
 // structure fields that fixed marks are kept. When ctx is cancelled it
 // returns the best model scored so far together with ctx.Err().
 func Select(ctx context.Context, base trainer.Config, fixed Fixed, opt Options, train, val *data.Dataset) (*Result, error) {
@@ -234,10 +234,12 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	// 2. The candidates.
 	cands := s.candidates(res.LinearTaps)
 	if len(cands) == 0 {
-		if err := s.loop(ctx, res); err != nil || res.Loop == nil {
-			return keep()
+		lerr := s.loop(ctx, res)
+		if res.Loop == nil {
+			r, _ := keep()
+			return r, lerr
 		}
-		return s.finish(res, fir, firCfg, nil, nil)
+		return s.finish(res, fir, firCfg, nil, lerr)
 	}
 	rungs := s.opt.Budget
 	for rungs > 1 && pow(eta, rungs-1) > len(cands)*eta {
