@@ -8,8 +8,8 @@
 // data only, in three steps:
 //
 //  1. The memory. Passive linear FIRs of 8, 16, 32, … taps are fitted (one
-//     convex solve each) and scored on validation; the doubling stops when
-//     two doublings in a row bring no gain. The best length L* is the
+//     convex solve each; trainer.SelectLinearTaps) and scored on validation;
+//     the doubling stops when two doublings in a row bring no gain. The best length L* is the
 //     linear baseline, and it sets the scale of the memory of everything
 //     that follows.
 //  2. The candidates: NFIR structures around L* (branch taps, a parallel
@@ -22,6 +22,10 @@
 //     until one trains with the full schedule. Each rung costs about one
 //     full training run, so a budget of B runs affords B rungs and 3^(B−1)
 //     candidates.
+//  4. With Options.Loop, and no structure field fixed, the passive feedback
+//     loop of two NFIRs (package loop), its memories sized by L* and its
+//     forward FIR started from the linear baseline's taps, trained on the
+//     simulation error.
 //
 // Candidates are scored by their median closed-loop Fit on the validation
 // data (the deployed use of a model; for an FB model the open-loop fit can
