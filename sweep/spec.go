@@ -2,18 +2,18 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/passivenfir/gputrain/internal/flagtext"
 )
 
 // Spec is a sweep as the user writes it: the plants, the train flags every
@@ -211,45 +211,8 @@ func (s *Spec) path(p string) string {
 	return filepath.Join(s.dir, p)
 }
 
-// flagText turns a decoded TOML, YAML or JSON value into the text the flag
-// parses: numbers as written, lists comma-separated (--hidden 8,8).
-func flagText(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int:
-		return strconv.Itoa(x), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case uint64:
-		return strconv.FormatUint(x, 10), nil
-	case json.Number:
-		return x.String(), nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return "", fmt.Errorf("value %v is not finite", x)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			if _, nested := e.([]any); nested {
-				return "", fmt.Errorf("nested lists are not flag values")
-			}
-			s, err := flagText(e)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = s
-		}
-		return strings.Join(parts, ","), nil
-	case nil:
-		return "", nil
-	}
-	return "", fmt.Errorf("a value of this kind (%T) is not a flag value; use a number, string, boolean or list", v)
-}
+// flagText is flagtext.Of: a spec value as the flag's text.
+func flagText(v any) (string, error) { return flagtext.Of(v) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -2,17 +2,16 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
+
+	"github.com/passivenfir/gputrain/internal/flagtext"
 )
 
 // applyConfig reads a TOML or YAML file (by extension) whose keys are flag
@@ -127,42 +126,6 @@ func checkFlagValue(f *flag.Flag, s string) error {
 }
 
 // configString turns a decoded TOML/YAML value into the text a flag parses.
-func configString(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int:
-		return strconv.Itoa(x), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case uint64:
-		return strconv.FormatUint(x, 10), nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return "", fmt.Errorf("value %v is not finite", x)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			s, err := configString(e)
-			if err != nil {
-				return "", err
-			}
-			if _, nested := e.([]any); nested {
-				return "", fmt.Errorf("nested lists are not flag values")
-			}
-			parts[i] = s
-		}
-		return strings.Join(parts, ","), nil
-	case nil:
-		return "", nil
-	case map[string]any:
-		return "", fmt.Errorf("a table (TOML) or mapping (YAML) is not a flag value; give every key at the top level")
-	}
-	return "", fmt.Errorf("a value of this kind (%T) is not a flag value; use a number, string, boolean or list", v)
-}
+func configString(v any) (string, error) { return flagtext.Of(v) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
