@@ -72,6 +72,20 @@ func Sized(L int) Structure {
 	return Structure{R1: 2, R2: 2, Hidden: []int{16}, B1: 2, T1: h, L1: max(8, L), B2: 2, T2: h, L2: h}
 }
 
+// Wide is Sized with more of everything the lifts decide: windows of four
+// samples of u and y, 32 tanh units, four branches in each NFIR.
+func Wide(L int) Structure {
+	s := Sized(L)
+	s.R1, s.R2, s.Hidden, s.B1, s.B2 = 4, 4, []int{32}, 4, 4
+	return s
+}
+
+// Shapes are the loops tried for a plant whose passive linear FIR needs L
+// taps (the search and class loop keep the one with the best validation
+// Fit): Sized, and Wide for nonlinearities that need a longer view or more
+// branches (on the plant zoo neither wins everywhere).
+func Shapes(L int) []Structure { return []Structure{Sized(L), Wide(L)} }
+
 // Quick shortens cfg's schedule for a first look: 150 epochs at most,
 // patience 20, 3e6 samples simulated.
 func Quick(cfg Config) Config {

@@ -134,7 +134,8 @@ type Result struct {
 	Loop       *loop.Result
 	LoopChosen bool
 
-	linear *model.NFIR // the linear baseline, which the loop starts from
+	linear  *model.NFIR // the linear baseline, which the loop starts from
+	loopRow int         // the row of Loop
 }
 
 // ValFit is the chosen model's validation Fit.
@@ -278,33 +279,38 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	if s.opt.Loop == nil || s.fixed != (Fixed{}) {
 		return nil
 	}
-	cfg := *s.opt.Loop
-	cfg.Structure = loop.Sized(res.LinearTaps)
-	if fir := res.linear; fir != nil && len(fir.Lin) == cfg.Structure.L1 {
-		// start from the convex solver's FIR: the loop then begins where
-		// the linear baseline is
-		cfg.InitLinear = fir.Lin
+	for _, st := range loop.Shapes(res.LinearTaps) {
+		cfg := *s.opt.Loop
+		cfg.Structure = st
+		if fir := res.linear; fir != nil && len(fir.Lin) == st.L1 {
+			// start from the convex solver's FIR: the loop then begins
+			// where the linear baseline is
+			cfg.InitLinear = fir.Lin
+		}
+		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, s.base.Seed, nil
+		if cfg.Workers == 0 {
+			cfg.Workers = s.opt.Workers
+		}
+		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d]", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0])
+		t0 := time.Now()
+		r, err := loop.Train(ctx, cfg, s.train, s.val)
+		row := Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
+		if r != nil {
+			row.ValFit, row.Epochs = r.ValFit, r.Epochs
+			if res.Loop == nil || r.ValFit > res.Loop.ValFit {
+				res.Loop, res.loopRow = r, len(res.Rows)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			row.Error = err.Error() // a failed shape is a row, not the end of the search
+		}
+		res.Rows = append(res.Rows, row)
+		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, s.base.Seed, nil
-	if cfg.Workers == 0 {
-		cfg.Workers = s.opt.Workers
-	}
-	st := cfg.Structure
-	name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2)
-	t0 := time.Now()
-	r, err := loop.Train(ctx, cfg, s.train, s.val)
-	row := Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
-	if r != nil {
-		res.Loop, row.ValFit = r, r.ValFit
-		row.Epochs = r.Epochs
-	}
-	if err != nil && ctx.Err() == nil {
-		row.Error = err.Error()
-		err = nil // a failed family is a row, not the end of the search
-	}
-	res.Rows = append(res.Rows, row)
-	s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
-	return err
+	return nil
 }
 
 // better orders rows by validation Fit, failed ones last.
@@ -344,10 +350,6 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 			best = c
 		}
 	}
-	loopRow := -1
-	if res.Loop != nil {
-		loopRow = len(res.Rows) - 1 // s.loop appended it
-	}
 	for _, c := range cands {
 		res.Rows = append(res.Rows, *c.row)
 	}
@@ -357,8 +359,8 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	}
 	if res.Loop != nil && res.Loop.ValFit > top {
 		res.LoopChosen = true
-		res.Rows[loopRow].Chosen = true
-		res.Chosen = res.Rows[loopRow].Name
+		res.Rows[res.loopRow].Chosen = true
+		res.Chosen = res.Rows[res.loopRow].Name
 	}
 	if best == nil || !(best.row.ValFit > res.LinearFit) {
 		// Never worse than linear: the passive FIR is itself a candidate.

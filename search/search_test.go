@@ -192,7 +192,7 @@ func TestSelectLoop(t *testing.T) {
 			}
 		}
 	}
-	if loops != 1 || chosen != 1 || res.ValFit() != top {
+	if loops != len(loop.Shapes(res.LinearTaps)) || chosen != 1 || res.ValFit() != top {
 		t.Errorf("%d loop rows, %d chosen, chosen fit %v, best %v", loops, chosen, res.ValFit(), top)
 	}
 	base := tiny()

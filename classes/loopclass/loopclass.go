@@ -48,28 +48,38 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		L = fir.Model.LinearTaps
 		initLin = fir.Model.Lin
 	}
-	cfg := loop.DefaultConfig()
-	cfg.Structure = loop.Sized(L)
-	if len(initLin) == cfg.Structure.L1 {
-		cfg.InitLinear = initLin
-	}
+	base := loop.DefaultConfig()
 	if opt.Budget == classes.Quick {
-		cfg = loop.Quick(cfg)
+		base = loop.Quick(base)
 	}
 	if c.Epochs > 0 {
-		cfg.Epochs = c.Epochs
+		base.Epochs = c.Epochs
 	}
-	cfg.Seed, cfg.Workers, cfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
-	if opt.Progress != nil {
-		cfg.Progress = func(ep int, loss, vf float64) {
-			opt.Progress(fmt.Sprintf("loop epoch %4d/%d  loss %.4g  val fit %6.2f%%", ep+1, cfg.Epochs, loss, vf))
+	base.Seed, base.Workers, base.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
+	var best *loop.Result
+	for _, st := range loop.Shapes(L) {
+		cfg := base
+		cfg.Structure = st
+		if len(initLin) == st.L1 {
+			cfg.InitLinear = initLin
+		}
+		if opt.Progress != nil {
+			cfg.Progress = func(ep int, loss, vf float64) {
+				opt.Progress(fmt.Sprintf("loop R %d [%d] epoch %4d/%d  loss %.4g  val fit %6.2f%%", st.R1, st.Hidden[0], ep+1, cfg.Epochs, loss, vf))
+			}
+		}
+		res, err := loop.Train(ctx, cfg, train, val)
+		if res != nil && (best == nil || res.ValFit > best.ValFit) {
+			best = res
+		}
+		if err != nil {
+			if best == nil {
+				return nil, err
+			}
+			return &Model{best.Model}, err
 		}
 	}
-	res, err := loop.Train(ctx, cfg, train, val)
-	if res == nil {
-		return nil, err
-	}
-	return &Model{res.Model}, err
+	return &Model{best.Model}, nil
 }
 
 // Model is a trained loop.
