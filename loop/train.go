@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/optim"
@@ -210,8 +209,6 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	simulated := 0
 	res := &Result{}
 	var runErr error
-	start := time.Now()
-	_ = start
 epochs:
 	for ep := 0; ep < cfg.Epochs; ep++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
