@@ -341,7 +341,10 @@ func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, worker
 
 // valFit is the median closed-loop Fit of m on d (against YClean where
 // known), records whose scored output is zero left out.
-func valFit(m *Model, d *data.Dataset, skip int) (float64, error) {
+// simulator is a Model or a Mean.
+type simulator interface{ Simulate(u []float64) []float64 }
+
+func valFit(m simulator, d *data.Dataset, skip int) (float64, error) {
 	var fits []float64
 	for _, b := range d.Batches {
 		target := b.Y

@@ -25,7 +25,9 @@
 //  4. With Options.Loop, and no structure field fixed, the passive feedback
 //     loop of two NFIRs (package loop), its memories sized by L* and its
 //     forward FIR started from the linear baseline's taps, trained on the
-//     simulation error.
+//     simulation error, in each of the shapes of loop.Shapes. The family
+//     offers the best of them, or their mean (loop.Mean, passive as a
+//     parallel interconnection) when that scores better on validation.
 //
 // Candidates are scored by their median closed-loop Fit on the validation
 // data (the deployed use of a model; for an FB model the open-loop fit can

@@ -94,13 +94,16 @@ type Row struct {
 	Name      string          `json:"name"`
 	Structure model.Structure `json:"structure"`
 	Loop      *loop.Structure `json:"loop,omitempty"` // a loop candidate's structure (Structure is then zero)
-	Rung      int             `json:"rung"`           // the last rung it trained in, 0-based
-	Iters     int             `json:"iters"`          // its schedule at that rung
-	Epochs    int             `json:"epochs"`         // Adam epochs per iteration at that rung
-	ValFit    float64         `json:"val_fit"`
-	Seconds   float64         `json:"seconds"`
-	Error     string          `json:"error,omitempty"`
-	Chosen    bool            `json:"chosen,omitempty"`
+	// Members are the structures of the loops a mean row averages
+	// (loop.Mean; Structure and Loop are then zero).
+	Members []loop.Structure `json:"members,omitempty"`
+	Rung    int              `json:"rung"`   // the last rung it trained in, 0-based
+	Iters   int              `json:"iters"`  // its schedule at that rung
+	Epochs  int              `json:"epochs"` // Adam epochs per iteration at that rung
+	ValFit  float64          `json:"val_fit"`
+	Seconds float64          `json:"seconds"`
+	Error   string           `json:"error,omitempty"`
+	Chosen  bool             `json:"chosen,omitempty"`
 }
 
 // MarshalJSON writes a Fit that was never measured (a failed or
@@ -128,10 +131,15 @@ type Result struct {
 	LinearFit  float64
 	Rows       []Row
 	Rungs      int
-	// Loop is the trained loop candidate (nil without Options.Loop), and
-	// LoopChosen whether it won: then it is the model to keep, and Result
-	// is the best NFIR or FIR, the runner-up.
+	// Loop is the best single trained loop (nil without Options.Loop);
+	// LoopModel the loop model the family offers, that loop or the mean of
+	// every shape trained when that scores better on validation
+	// (loop.Choose), with its validation Fit LoopFit. LoopChosen is whether
+	// it won: then LoopModel is the model to keep, and Result is the best
+	// NFIR or FIR, the runner-up.
 	Loop       *loop.Result
+	LoopModel  loop.Mean
+	LoopFit    float64
 	LoopChosen bool
 
 	linear  *model.NFIR // the linear baseline, which the loop starts from
@@ -141,7 +149,7 @@ type Result struct {
 // ValFit is the chosen model's validation Fit.
 func (r *Result) ValFit() float64 {
 	if r.LoopChosen {
-		return r.Loop.ValFit
+		return r.LoopFit
 	}
 	return r.BestValFit
 }
@@ -279,7 +287,10 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	if s.opt.Loop == nil || s.fixed != (Fixed{}) {
 		return nil
 	}
-	for _, st := range loop.Shapes(res.LinearTaps) {
+	shapes := loop.Shapes(res.LinearTaps)
+	trained := make([]*loop.Result, 0, len(shapes))
+	rows := make([]int, 0, len(shapes))
+	for _, st := range shapes {
 		cfg := *s.opt.Loop
 		cfg.Structure = st
 		if fir := res.linear; fir != nil && len(fir.Lin) == st.L1 {
@@ -298,8 +309,9 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		if r != nil {
 			row.ValFit, row.Epochs = r.ValFit, r.Epochs
 			if res.Loop == nil || r.ValFit > res.Loop.ValFit {
-				res.Loop, res.loopRow = r, len(res.Rows)
+				res.Loop = r
 			}
+			trained, rows = append(trained, r), append(rows, len(res.Rows))
 		}
 		if err != nil && ctx.Err() == nil {
 			row.Error = err.Error() // a failed shape is a row, not the end of the search
@@ -307,8 +319,37 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		res.Rows = append(res.Rows, row)
 		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
 		if err := ctx.Err(); err != nil {
-			return err
+			return s.chooseLoop(res, trained, rows)
 		}
+	}
+	return s.chooseLoop(res, trained, rows)
+}
+
+// chooseLoop sets the loop family's offer from the trained shapes (rows:
+// their rows): the best, or their mean when it scores better on
+// validation, which then gets a row of its own.
+func (s *searcher) chooseLoop(res *Result, trained []*loop.Result, rows []int) error {
+	if len(trained) == 0 {
+		return nil
+	}
+	m, fit, mean, err := loop.Choose(s.val, s.base.ValSkip, trained...)
+	if err != nil {
+		return err
+	}
+	res.LoopModel, res.LoopFit = m, fit
+	for i, r := range trained {
+		if len(m) == 1 && m[0] == r.Model {
+			res.loopRow = rows[i]
+		}
+	}
+	if mean {
+		row := Row{Name: fmt.Sprintf("loop mean of the %d shapes", len(m)), ValFit: fit}
+		for _, l := range m {
+			row.Members = append(row.Members, l.Structure)
+		}
+		res.loopRow = len(res.Rows)
+		res.Rows = append(res.Rows, row)
+		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: fit})
 	}
 	return nil
 }
@@ -331,7 +372,7 @@ func better(a, b *Row) bool {
 func firRow(rows []Row) int {
 	best := -1
 	for i, r := range rows {
-		if r.Structure.Branches == 0 && !math.IsNaN(r.ValFit) && (best < 0 || r.ValFit > rows[best].ValFit) {
+		if r.Structure.Branches == 0 && r.Loop == nil && r.Members == nil && !math.IsNaN(r.ValFit) && (best < 0 || r.ValFit > rows[best].ValFit) {
 			best = i
 		}
 	}
@@ -357,7 +398,7 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	if best != nil {
 		top = math.Max(top, best.row.ValFit)
 	}
-	if res.Loop != nil && res.Loop.ValFit > top {
+	if res.LoopModel != nil && res.LoopFit > top {
 		res.LoopChosen = true
 		res.Rows[res.loopRow].Chosen = true
 		res.Chosen = res.Rows[res.loopRow].Name

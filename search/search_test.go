@@ -163,9 +163,10 @@ func TestSelectErrors(t *testing.T) {
 	}
 }
 
-// TestSelectLoop: with Options.Loop the loop family competes: its row is in
-// the table, the chosen row (one) has the highest validation Fit of all,
-// and a search with a fixed structure field leaves the loop out.
+// TestSelectLoop: with Options.Loop the loop family competes: its rows are
+// in the table (with a row for the shapes' mean when that is the family's
+// offer, loop.Choose), the chosen row (one) has the highest validation Fit
+// of all, and a search with a fixed structure field leaves the loop out.
 func TestSelectLoop(t *testing.T) {
 	train, val := msd(t, 10, 1), msd(t, 4, 2)
 	lc := loop.DefaultConfig()
@@ -177,23 +178,36 @@ func TestSelectLoop(t *testing.T) {
 	if res.Loop == nil {
 		t.Fatal("no loop candidate")
 	}
-	top, chosen, loops := math.Inf(-1), 0, 0
+	m, fit, mean, err := loop.Choose(val, 0, res.Loop)
+	if err != nil || len(m) != 1 || fit != res.Loop.ValFit || mean {
+		t.Fatalf("loop.Choose of the best loop alone: %d members, fit %v, %v", len(m), fit, err)
+	}
+	if !(res.LoopFit >= res.Loop.ValFit) || len(res.LoopModel) == 0 {
+		t.Errorf("the family offers %d loops scoring %v, below its best loop's %v", len(res.LoopModel), res.LoopFit, res.Loop.ValFit)
+	}
+	top, chosen, loops, means := math.Inf(-1), 0, 0, 0
 	for _, r := range res.Rows {
 		if r.Loop != nil {
 			loops++
+		}
+		if r.Members != nil {
+			means++
+			if len(r.Members) != len(res.LoopModel) || r.ValFit != res.LoopFit {
+				t.Errorf("mean row %+v, the family's offer %d loops scoring %v", r, len(res.LoopModel), res.LoopFit)
+			}
 		}
 		if !math.IsNaN(r.ValFit) {
 			top = math.Max(top, r.ValFit)
 		}
 		if r.Chosen {
 			chosen++
-			if r.ValFit != res.ValFit() || (r.Loop != nil) != res.LoopChosen {
+			if r.ValFit != res.ValFit() || (r.Loop != nil || r.Members != nil) != res.LoopChosen {
 				t.Errorf("chosen row %+v, result fit %v loop %v", r, res.ValFit(), res.LoopChosen)
 			}
 		}
 	}
-	if loops != len(loop.Shapes(res.LinearTaps)) || chosen != 1 || res.ValFit() != top {
-		t.Errorf("%d loop rows, %d chosen, chosen fit %v, best %v", loops, chosen, res.ValFit(), top)
+	if loops != len(loop.Shapes(res.LinearTaps)) || chosen != 1 || res.ValFit() != top || means != min(len(res.LoopModel)-1, 1) {
+		t.Errorf("%d loop rows, %d mean rows, %d chosen, chosen fit %v, best %v", loops, means, chosen, res.ValFit(), top)
 	}
 	base := tiny()
 	base.Structure.Taps = 12

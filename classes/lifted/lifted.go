@@ -213,7 +213,7 @@ var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOp
 		return nil, err
 	}
 	if res.LoopChosen {
-		return &loopclass.Model{Model: res.Loop.Model}, err
+		return &loopclass.Model{Mean: res.LoopModel}, err
 	}
 	return wrap("nfir", res.Config, res.Result, err)
 }

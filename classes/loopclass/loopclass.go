@@ -56,7 +56,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		base.Epochs = c.Epochs
 	}
 	base.Seed, base.Workers, base.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
-	var best *loop.Result
+	var trained []*loop.Result
 	for _, st := range loop.Shapes(L) {
 		cfg := base
 		cfg.Structure = st
@@ -69,36 +69,54 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			}
 		}
 		res, err := loop.Train(ctx, cfg, train, val)
-		if res != nil && (best == nil || res.ValFit > best.ValFit) {
-			best = res
+		if res != nil {
+			trained = append(trained, res)
 		}
 		if err != nil {
-			if best == nil {
+			if len(trained) == 0 {
 				return nil, err
 			}
-			return &Model{best.Model}, err
+			m, _, _, cerr := loop.Choose(val, opt.ValSkip, trained...)
+			if cerr != nil {
+				return nil, err
+			}
+			return &Model{m}, err
 		}
 	}
-	return &Model{best.Model}, nil
+	// The shapes err in different ways: their mean is kept when it scores
+	// better on validation than the best of them.
+	m, fit, mean, err := loop.Choose(val, opt.ValSkip, trained...)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Progress != nil && mean {
+		opt.Progress(fmt.Sprintf("loop: the mean of the %d shapes scores %.2f%% on validation, better than each: kept", len(m), fit))
+	}
+	return &Model{m}, nil
 }
 
-// Model is a trained loop.
-type Model struct{ *loop.Model }
+// Model is a trained loop, or the mean of several (loop.Mean): a mean of
+// one loop is the loop.
+type Model struct{ loop.Mean }
 
 func (*Model) Class() string { return "loop" }
 
 func (m *Model) Certify() (classes.Certificate, error) {
-	c, err := m.Model.Certify()
+	c, err := m.Mean.Certify()
 	if err != nil {
 		return classes.Certificate{}, err
 	}
 	if !c.Passive {
 		return classes.Certificate{Reason: fmt.Sprintf("not passive: a FIR of the loop has min Re G = %.3g < 0", c.MinRe)}, nil
 	}
+	if len(m.Mean) > 1 {
+		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %d FIRs of the H1 and H2 of %d loops have min Re G ≥ 0 (smallest %.3g), so each loop is passive (passivity theorem) and so is their mean", c.FIRs, len(m.Mean), c.MinRe)}, nil
+	}
 	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %d FIRs of H1 and H2 have min Re G ≥ 0 (smallest %.3g), so the loop is passive (passivity theorem)", c.FIRs, c.MinRe)}, nil
 }
 
-// params is the params object of a loop file (docs/MODEL_FORMAT.md).
+// params is the params object of one loop in a loop file
+// (docs/MODEL_FORMAT.md).
 type params struct {
 	Structure loop.Structure `json:"structure"`
 	UScale    float64        `json:"u_scale"`
@@ -106,15 +124,61 @@ type params struct {
 	Theta     []float64      `json:"theta"`
 }
 
+// meanParams is the params object of a mean of loops: each member's params.
+type meanParams struct {
+	Members []params `json:"members"`
+}
+
+func toParams(m *loop.Model) params { return params{m.Structure, m.SU, m.SY, m.Flatten()} }
+
+// MarshalParams writes one loop as a params object, and a mean of several
+// as {"members": [params, …]}.
 func (m *Model) MarshalParams() (json.RawMessage, error) {
-	return json.Marshal(params{m.Structure, m.SU, m.SY, m.Flatten()})
+	if len(m.Mean) == 1 {
+		return json.Marshal(toParams(m.Mean[0]))
+	}
+	var mp meanParams
+	for _, l := range m.Mean {
+		mp.Members = append(mp.Members, toParams(l))
+	}
+	return json.Marshal(mp)
 }
 
 func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
-	var p params
-	if err := classes.DecodeStrict(raw, &p); err != nil {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("loopclass: params: %w", err)
+	}
+	if _, ok := probe["members"]; !ok {
+		var p params
+		if err := classes.DecodeStrict(raw, &p); err != nil {
+			return nil, err
+		}
+		l, err := fromParams(p)
+		if err != nil {
+			return nil, err
+		}
+		return &Model{loop.Mean{l}}, nil
+	}
+	var mp meanParams
+	if err := classes.DecodeStrict(raw, &mp); err != nil {
 		return nil, err
 	}
+	if len(mp.Members) == 0 {
+		return nil, fmt.Errorf("loopclass: params.members is empty: a mean needs at least one loop")
+	}
+	var m loop.Mean
+	for i, p := range mp.Members {
+		l, err := fromParams(p)
+		if err != nil {
+			return nil, fmt.Errorf("params.members[%d]: %w", i, err)
+		}
+		m = append(m, l)
+	}
+	return &Model{m}, nil
+}
+
+func fromParams(p params) (*loop.Model, error) {
 	m, err := loop.New(p.Structure)
 	if err != nil {
 		return nil, err
@@ -131,5 +195,5 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 	if err := m.SetFlat(p.Theta); err != nil {
 		return nil, err
 	}
-	return &Model{m}, nil
+	return m, nil
 }

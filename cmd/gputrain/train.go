@@ -525,7 +525,7 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 // search as an NFIR's does. out.res then carries the loop's validation Fit
 // and certificate verdict; out.loop the certificate's words.
 func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
-	m := &loopclass.Model{Model: sr.Loop.Model}
+	m := &loopclass.Model{Mean: sr.LoopModel}
 	cert, err := m.Certify()
 	if err != nil {
 		return out, failf("certifying the loop: %v; nothing written", err)
@@ -543,9 +543,9 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 		return out, failf("%v; nothing written", err)
 	}
 	out.saved, out.loop = true, cert.Reason
-	out.res = &trainer.Result{BestValFit: sr.Loop.ValFit, Cert: model.Certificate{Passive: true}}
+	out.res = &trainer.Result{BestValFit: sr.LoopFit, Cert: model.Certificate{Passive: true}}
 	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.Loop.ValFit), job.out)
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.out)
 	}
 	if job.plotDir != "" {
 		job.prog.note("note: --plot draws an NFIR's training curves and Re G; the search chose a loop, so %s stays empty ('gputrain eval --model %s --data FILE --plot DIR' draws its output)", job.plotDir, job.out)

@@ -1,0 +1,112 @@
+package loop
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/passivenfir/gputrain/data"
+)
+
+// Mean is the mean of the outputs of loops driven by one input,
+// y = (1/n) Σ y_i: the parallel interconnection of the loops, scaled by 1/n.
+// It is passive when every loop is: ⟨u, y⟩ = (1/n) Σ ⟨u, y_i⟩ ≥ 0 from
+// rest. Loops of different shapes trained on the same data err in
+// different ways; their mean has a smaller simulation error variance than
+// either, which matters most where data are few (the search keeps the mean
+// only when it scores better on validation data).
+type Mean []*Model
+
+// Check reports an empty mean or a nil member.
+func (m Mean) Check() error {
+	if len(m) == 0 {
+		return fmt.Errorf("%w: a mean of no loops", ErrShape)
+	}
+	for i, l := range m {
+		if l == nil {
+			return fmt.Errorf("%w: member %d is nil", ErrShape, i)
+		}
+	}
+	return nil
+}
+
+// Simulate returns the mean closed-loop output of one record from rest.
+func (m Mean) Simulate(u []float64) []float64 {
+	y := make([]float64, len(u))
+	for _, l := range m {
+		for i, v := range l.Simulate(u) {
+			y[i] += v
+		}
+	}
+	for i := range y {
+		y[i] /= float64(len(m))
+	}
+	return y
+}
+
+// NumParams is the sum over the members.
+func (m Mean) NumParams() int {
+	n := 0
+	for _, l := range m {
+		n += l.NumParams()
+	}
+	return n
+}
+
+// Certify certifies every FIR of every member: the mean is passive when
+// all are.
+func (m Mean) Certify() (Certificate, error) {
+	c := Certificate{Passive: true, MinRe: math.Inf(1)}
+	for i, l := range m {
+		mc, err := l.Certify()
+		if err != nil {
+			return c, fmt.Errorf("loop: member %d: %w", i, err)
+		}
+		c.Passive = c.Passive && mc.Passive
+		c.MinRe = math.Min(c.MinRe, mc.MinRe)
+		c.FIRs += mc.FIRs
+	}
+	return c, nil
+}
+
+// ValFit is the median closed-loop Fit of the mean over the records of d,
+// the first skip samples of each simulated but not scored (as Train scores
+// its candidates).
+func (m Mean) ValFit(d *data.Dataset, skip int) (float64, error) {
+	if err := m.Check(); err != nil {
+		return math.NaN(), err
+	}
+	return valFit(m, d, skip)
+}
+
+// Choose returns the loop to keep among trained results: the one with the
+// best validation Fit, or the mean of all of them when that scores better
+// on val (first skip samples of each record not scored). Nil results (a
+// shape that failed) are passed over; fit is the kept model's validation
+// Fit, and mean says whether it is the mean.
+func Choose(val *data.Dataset, skip int, rs ...*Result) (m Mean, fit float64, mean bool, err error) {
+	var all Mean
+	fit = math.Inf(-1)
+	for _, r := range rs {
+		if r == nil || r.Model == nil {
+			continue
+		}
+		all = append(all, r.Model)
+		if m == nil || r.ValFit > fit {
+			m, fit = Mean{r.Model}, r.ValFit
+		}
+	}
+	if len(all) == 0 {
+		return nil, math.NaN(), false, fmt.Errorf("%w: no trained loop to choose from", ErrConfig)
+	}
+	if len(all) < 2 {
+		return m, fit, false, nil
+	}
+	f, err := all.ValFit(val, skip)
+	if err != nil {
+		return m, fit, false, err
+	}
+	if f > fit {
+		return all, f, true, nil
+	}
+	return m, fit, false, nil
+}
