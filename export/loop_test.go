@@ -1,11 +1,14 @@
 package export
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -261,5 +264,89 @@ func TestLoopLoadRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, ErrUnsupported) != tc.unsupported {
 			t.Errorf("%s: Load = %v, want an error naming %s (unsupported %v)", tc.name, err, tc.want, tc.unsupported)
 		}
+	}
+}
+
+// pyLoopHarness reads each loop file with python/gputrain_model.py and
+// prints its passivity, the names of its certified FIRs and its outputs
+// as hexadecimal floats (exact), or why it refused the file.
+const pyLoopHarness = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import gputrain_model as gm
+out = []
+for job in json.load(sys.stdin):
+    try:
+        m = gm.load(job["path"])
+        out.append({"passive": m.passive, "firs": [c[0] for c in m.certificate],
+                    "closed": [[float.hex(float(v)) for v in m.simulate([float.fromhex(x) for x in u])] for u in job["u"]]})
+    except ValueError as e:
+        out.append({"refused": str(e)})
+json.dump(out, sys.stdout)
+`
+
+// TestPythonLoopReader holds python/gputrain_model.py's LoopModel to
+// loop.Model.Simulate at 1e-12 relative on every test loop, checks that it
+// certifies the same FIRs, and that it refuses a file whose theta has the
+// wrong length, naming the field.
+func TestPythonLoopReader(t *testing.T) {
+	py := python(t)
+	cases := loopCases(t)
+	recs := records(61, 2, 150)
+	type job struct {
+		Path string     `json:"path"`
+		U    [][]string `json:"u"`
+	}
+	var jobs []job
+	for _, c := range cases {
+		jobs = append(jobs, job{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
+	}
+	b, err := os.ReadFile(cases[0].path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), `"theta": [`, `"theta": [0.5, `, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs = append(jobs, job{bad, nil})
+	in, _ := json.Marshal(jobs)
+	wd, _ := os.Getwd()
+	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	var res []struct {
+		Passive bool       `json:"passive"`
+		FIRs    []string   `json:"firs"`
+		Closed  [][]string `json:"closed"`
+		Refused string     `json:"refused"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("python output: %v\n%s", err, out)
+	}
+	for i, c := range cases {
+		r := res[i]
+		if r.Refused != "" {
+			t.Fatalf("%s: refused: %s", c.name, r.Refused)
+		}
+		if !r.Passive || len(r.FIRs) != len(c.src.LoopCert) {
+			t.Errorf("%s: Python: passive %v, FIRs %v; Go certifies %d FIRs", c.name, r.Passive, r.FIRs, len(c.src.LoopCert))
+		}
+		for k, fc := range c.src.LoopCert {
+			if k < len(r.FIRs) && r.FIRs[k] != fc.Name {
+				t.Errorf("%s: FIR %d is %q in Python, %q in Go", c.name, k, r.FIRs[k], fc.Name)
+			}
+		}
+		for k, u := range recs {
+			compareRel(t, fmt.Sprintf("%s record %d", c.name, k), parseAll(t, r.Closed[k]), c.src.Loop.Simulate(u))
+		}
+	}
+	if last := res[len(res)-1]; !strings.Contains(last.Refused, "params.theta") {
+		t.Errorf("a loop file with one number too many in theta: %+v, want a refusal naming params.theta", last)
 	}
 }
