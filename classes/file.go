@@ -78,38 +78,56 @@ func Decode(r io.Reader) (Model, Meta, error) {
 		}
 		return dec(b)
 	}
+	class, params, meta, err := DecodeEnvelope(b)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	c, err := Lookup(class)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	m, err := c.DecodeParams(params)
+	if err != nil {
+		return nil, Meta{}, fmt.Errorf("%w: class %s: %w", ErrFormat, class, err)
+	}
+	return m, meta, nil
+}
+
+// DecodeEnvelope reads a gputrain-model file's envelope, checked as Decode
+// checks it, and returns its class and params undecoded: for a tool that
+// takes one class only (export), whatever classes are registered.
+func DecodeEnvelope(b []byte) (class string, params json.RawMessage, meta Meta, err error) {
+	format, err := FormatOf(b)
+	if err != nil {
+		return "", nil, Meta{}, err
+	}
+	if format != Format {
+		return "", nil, Meta{}, fmt.Errorf("%w: format %q, want %q", ErrFormat, format, Format)
+	}
 	var env envelope
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&env); err != nil {
-		return nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
+		return "", nil, Meta{}, fmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	if dec.More() {
-		return nil, Meta{}, fmt.Errorf("%w: data after the JSON object", ErrFormat)
+		return "", nil, Meta{}, fmt.Errorf("%w: data after the JSON object", ErrFormat)
 	}
 	switch {
 	case env.Version < 1 || env.Version > Version:
-		return nil, Meta{}, fmt.Errorf("%w: version %d; this gputrain reads %s versions 1 to %d", ErrFormat, env.Version, Format, Version)
+		return "", nil, Meta{}, fmt.Errorf("%w: version %d; this gputrain reads %s versions 1 to %d", ErrFormat, env.Version, Format, Version)
 	case !(env.Ts >= 0) || math.IsInf(env.Ts, 0):
-		return nil, Meta{}, fmt.Errorf("%w: ts %v must be finite ≥ 0", ErrFormat, env.Ts)
+		return "", nil, Meta{}, fmt.Errorf("%w: ts %v must be finite ≥ 0", ErrFormat, env.Ts)
 	case len(env.Params) == 0 || string(env.Params) == "null":
-		return nil, Meta{}, fmt.Errorf("%w: no params", ErrFormat)
+		return "", nil, Meta{}, fmt.Errorf("%w: no params", ErrFormat)
 	}
 	if len(env.Training) > 0 && (string(env.Training) == "null" || env.Training[0] != '{') {
 		if string(env.Training) != "null" {
-			return nil, Meta{}, fmt.Errorf("%w: training must be a JSON object", ErrFormat)
+			return "", nil, Meta{}, fmt.Errorf("%w: training must be a JSON object", ErrFormat)
 		}
 		env.Training = nil
 	}
-	c, err := Lookup(env.Class)
-	if err != nil {
-		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
-	}
-	m, err := c.DecodeParams(env.Params)
-	if err != nil {
-		return nil, Meta{}, fmt.Errorf("%w: class %s: %w", ErrFormat, env.Class, err)
-	}
-	return m, Meta{Ts: env.Ts, Training: env.Training}, nil
+	return env.Class, env.Params, Meta{Ts: env.Ts, Training: env.Training}, nil
 }
 
 // FormatOf returns the "format" field of a model file's JSON object.

@@ -51,6 +51,9 @@ func cArray(b *bytes.Buffer, static bool, name string, v []float64, comment stri
 // summary is the comment block every artifact begins with: what the model
 // is, where it came from, and its certificate.
 func (s *Source) summary(name string) []string {
+	if s.Loop != nil {
+		return s.loopSummary(name)
+	}
 	m := s.Model
 	var l []string
 	if mk := s.Marker(); mk != "" {
@@ -132,6 +135,9 @@ func b01(v bool) int {
 func C(s *Source, name string) ([]File, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
+	}
+	if s.Loop != nil {
+		return loopC(s, name)
 	}
 	m := s.Model
 	if err := m.Check(); err != nil {

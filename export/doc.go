@@ -1,10 +1,30 @@
-// Package export takes a trained model (a gputrain-nfir model file) to the
-// places where controllers are designed: C for embedded targets and any
-// language with a C interface, an FMI co-simulation FMU for Simulink,
-// Modelica tools and FMPy, and a state-space realization for python-control
-// and MATLAB. Every artifact computes what model.(*NFIR).Simulate computes
-// (the closed loop, q(t) = y(t−1)), and the tests prove it to 1e-12 relative
-// by compiling and running what is generated.
+// Package export takes a trained model (a gputrain-nfir model file, or a
+// gputrain-model file of class loop) to the places where controllers are
+// designed: C for embedded targets and any language with a C interface, an
+// FMI co-simulation FMU for Simulink, Modelica tools and FMPy, and a
+// state-space realization for python-control and MATLAB. Every artifact
+// computes what model.(*NFIR).Simulate computes (the closed loop, q(t) =
+// y(t−1)), or loop.(*Model).Simulate for a loop, and the tests prove it to
+// 1e-12 relative by compiling and running what is generated.
+//
+// # Which model exports to which format
+//
+//	model                                c    fmu  python-ss
+//	NFIR (branches > 0), gputrain-nfir   yes  yes  no: not linear
+//	linear FIR (branches 0)              yes  yes  yes
+//	loop, gputrain-model class loop      yes  yes  no: not linear
+//	other gputrain-model classes         no   no   no (ErrUnsupported)
+//
+// A loop, y = H1(u − H2(y)), the model train writes when its search picks
+// it, exports as the same streaming C (NAME_init, NAME_reset, NAME_step)
+// and the same FMU wrapper. Each step is a sample of loop.Stepper: the
+// lifting network's gains from u(t−R1+1..t) and past outputs only, each
+// NFIR split into a·x(t) + r with r the terms of earlier samples, and the
+// loop's algebraic equation solved in closed form, y'(t) = (a1 (u'(t) − r2)
+// + r1)/(1 + a1 a2), well posed because every passive FIR has g(0) ≥ 0.
+// Its certificate lists every FIR of H1 and H2 (FIRCert); its passivity
+// mode is LoopMode, passive by parameterization, and the certificate is
+// recomputed from the taps at export like an NFIR's.
 //
 // # What every artifact carries
 //

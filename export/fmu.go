@@ -98,9 +98,9 @@ func xmlAttr(s string) string {
 //     inputs, a fixed communication step.
 func modelDescription(s *Source, name, id string, ts float64) []byte {
 	var b bytes.Buffer
-	desc := fmt.Sprintf("Lifted FIR (NFIR) model %s, certified passive (mode %s); model SHA-256 %s", s.File, s.Meta.Mode, s.SHA256)
+	desc := fmt.Sprintf("%s %s, certified passive (mode %s); model SHA-256 %s", s.kind(), s.File, s.Meta.Mode, s.SHA256)
 	if mk := s.Marker(); mk != "" {
-		desc = mk + "; NFIR model " + s.File + ", SHA-256 " + s.SHA256
+		desc = mk + "; " + s.kind() + " " + s.File + ", SHA-256 " + s.SHA256
 	}
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	for _, l := range s.summary(name) {
@@ -634,7 +634,7 @@ func fmuDoc(s *Source, name string, ts float64) []byte {
 	if mk := s.Marker(); mk != "" {
 		fmt.Fprintf(&b, "<p style=\"color:#b00;font-weight:bold;font-size:150%%\">%s</p>\n", html.EscapeString(mk))
 	}
-	fmt.Fprintf(&b, "<h1>%s: a lifted FIR (NFIR) model</h1>\n<pre>\n", html.EscapeString(name))
+	fmt.Fprintf(&b, "<h1>%s: a %s</h1>\n<pre>\n", html.EscapeString(name), html.EscapeString(s.kind()))
 	for _, l := range s.summary(name) {
 		b.WriteString(html.EscapeString(l) + "\n")
 	}
@@ -646,14 +646,21 @@ The communication step is fixed to the sampling time ts = %s s (a step of N·ts 
 <h2>Which sample y holds</h2>
 <p><code>fmi2DoStep(t_k, ts)</code> takes the u set before it as u(k), computes the model's sample k and leaves
 <code>y</code> = y(k), the model's output for that same sample. y(k) depends on u(k) (the model has direct
-feedthrough through g(0)), but the FMU latches it: at communication point t_{k+1} = t_k + ts the master reads y(k),
+feedthrough), but the FMU latches it: at communication point t_{k+1} = t_k + ts the master reads y(k),
 and setting u there does not change y until the next step. So the ModelStructure lists no dependency of y on u
 (no algebraic loop in a closed loop), and a master that records y after each step shows the model's output one
 sampling time later than <code>gputrain simulate</code> lists it. Before the first step y = 0.</p>
-<p>A feedback model feeds back its own output inside the FMU (q(t) = y(t−1)), exactly as <code>gputrain simulate</code>;
-<code>fmi2Reset</code> returns it to rest.</p>
+<p>%s, exactly as <code>gputrain simulate</code>; <code>fmi2Reset</code> returns it to rest.</p>
 </body>
 </html>
-`, fmtG(ts))
+`, fmtG(ts), feedbackDoc(s))
 	return b.Bytes()
+}
+
+// feedbackDoc says what feedback runs inside the FMU.
+func feedbackDoc(s *Source) string {
+	if s.Loop != nil {
+		return "The loop runs inside the FMU: H2 acts on the loop's own output, and the algebraic equation of each sample is solved in closed form"
+	}
+	return "A feedback model feeds back its own output inside the FMU (q(t) = y(t−1))"
 }

@@ -12,6 +12,9 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -41,12 +44,14 @@ const (
 // beside it, the certificate recomputed from its taps, and the file's
 // fingerprint, which every artifact carries so that it can be traced back.
 type Source struct {
-	Model  *model.NFIR
-	Meta   model.Meta
-	Cert   model.Certificate
-	Claim  Claim
-	File   string // base name of the model file
-	SHA256 string // of the file's bytes, lower-case hex
+	Model    *model.NFIR       // the NFIR; nil for a loop
+	Loop     *loop.Model       // the loop (a gputrain-model file of class loop); nil for an NFIR
+	Meta     model.Meta        // a loop's Mode is LoopMode
+	Cert     model.Certificate // an NFIR's certificate
+	LoopCert []FIRCert         // a loop's: every FIR of H1, then of H2
+	Claim    Claim
+	File     string // base name of the model file
+	SHA256   string // of the file's bytes, lower-case hex
 }
 
 // Passive reports whether the artifacts may call the model passive.
@@ -64,7 +69,9 @@ func (s *Source) Marker() string {
 	return ""
 }
 
-// Load reads a gputrain-nfir model file for export. Like model.Load it
+// Load reads a model file for export: a gputrain-nfir file (an NFIR), or
+// a gputrain-model file of class loop (the loop package's operator, whose
+// every FIR is certified here; any other class is ErrUnsupported). Like model.Load it
 // validates everything and re-certifies a passivity claim from the taps; a
 // claim the taps fail is an error (model.ErrNotPassive) unless
 // allowUncertified, when the model is exported marked NOT PASSIVE.
@@ -75,12 +82,23 @@ func Load(path string, allowUncertified bool) (*Source, error) {
 	}
 	var head struct {
 		Format *string `json:"format"`
-	}
-	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\ufeff")), &head) == nil && head.Format != nil && *head.Format != model.Format {
-		return nil, fmt.Errorf("%w: %s is a %q file; export reads %q model files (the NFIR operator)", ErrUnsupported, path, *head.Format, model.Format)
+		Class  string  `json:"class"` // of a gputrain-model file
 	}
 	sum := sha256.Sum256(b)
 	src := &Source{File: filepath.Base(path), SHA256: hex.EncodeToString(sum[:])}
+	if json.Unmarshal(bytes.TrimPrefix(b, []byte("\ufeff")), &head) == nil && head.Format != nil {
+		switch *head.Format {
+		case model.Format:
+		case classes.Format:
+			if head.Class != loopclass.Class.Name() {
+				return nil, fmt.Errorf("%w: %s is a %q file of class %q; export reads %q model files (the NFIR operator) and %q files of class loop: this class has no exported form",
+					ErrUnsupported, path, classes.Format, head.Class, model.Format, classes.Format)
+			}
+			return loadLoop(path, b, allowUncertified, src)
+		default:
+			return nil, fmt.Errorf("%w: %s is a %q file; export reads %q model files (the NFIR operator) and %q files of class loop", ErrUnsupported, path, *head.Format, model.Format, classes.Format)
+		}
+	}
 	src.Model, src.Meta, err = model.Decode(bytes.NewReader(b))
 	switch {
 	case errors.Is(err, model.ErrNotPassive) && allowUncertified:

@@ -1,4 +1,5 @@
-"""Read gputrain model files (format "gputrain-nfir", versions 1 and 2) and run them, with NumPy only.
+"""Read gputrain model files (format "gputrain-nfir", versions 1 and 2, and loops: format
+"gputrain-model", class "loop") and run them, with NumPy only.
 
 This module is the executable form of docs/MODEL_FORMAT.md: it reads a model
 file as that document specifies, re-checks the passivity claim from the taps,
@@ -10,6 +11,9 @@ to about 1e-15 relative (the Go tests check 1e-12).
     y = m.simulate(u)                  # closed loop: q(t) = y(t-1), q(0) = 0
     yhat = m.simulate_open_loop(u, y)  # one-step-ahead: q(t) = measured y(t-1)
     m.certificate                      # per FIR: (lower bound of min Re G, omega)
+
+    lp = gm.load("loop.json")          # a LoopModel: y = H1(u - H2(y)), every FIR certified
+    y = lp.simulate(u)                 # lp.certificate: [(name, bound, omega), ...]
 
     ss = gm.load_ss("plant_ss.npz")    # a linear FIR's realization (gputrain export --format python-ss)
     # ss["A"], ss["B"], ss["C"], ss["D"], ss["Ts"]; e.g. control.ss(A, B, C, D, Ts)
@@ -30,6 +34,13 @@ VERSION = 2
 
 _STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear_taps", "hold_start"}
 _TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
+
+ENVELOPE_FORMAT = "gputrain-model"
+ENVELOPE_VERSION = 1
+_ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
+_LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
+_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2"}
+LOOP_MARGIN = 1e-6  # loop.Margin: g(0) = (1/2 + margin) * sum f^2
 
 
 class NotPassiveError(ValueError):
@@ -235,14 +246,148 @@ class Model:
             self.branches, self.taps, self.r1, self.r2, self.hidden, self.feedback, self.linear_taps, self.mode, self.passive)
 
 
+def loop_taps(f, m):
+    """The taps of a loop's FIR from its factors f (loop.Taps): g(k) = sum_i f(i) f(i+k),
+    g(0) times (1/2 + margin), so Re G = |F|^2/2 + margin * sum f^2."""
+    g = np.zeros(m)
+    for k in range(m):
+        s = 0.0
+        for i in range(len(f) - k):
+            s += f[i] * f[i + k]
+        g[k] = s
+    if m:
+        g[0] *= 0.5 + LOOP_MARGIN
+    return g
+
+
+class LoopModel:
+    """A passive feedback loop of two NFIRs, y = H1(u - H2(y)), read from a gputrain-model
+    file of class "loop" (docs/MODEL_FORMAT.md, package loop); see load."""
+
+    def __init__(self, f, allow_uncertified=False):
+        unknown = set(f) - _ENVELOPE_KEYS
+        if unknown:
+            raise ValueError("unknown keys %s" % sorted(unknown))
+        version = _int(f.get("version"), "version")
+        if not 1 <= version <= ENVELOPE_VERSION:
+            raise ValueError("version %d, this reader knows %s 1..%d" % (version, ENVELOPE_FORMAT, ENVELOPE_VERSION))
+        self.ts = float(f.get("ts") or 0.0)
+        if not (self.ts >= 0 and math.isfinite(self.ts)):
+            raise ValueError("ts %r must be finite >= 0" % self.ts)
+        p = f.get("params")
+        if not isinstance(p, dict) or set(p) - _LOOP_PARAMS_KEYS:
+            raise ValueError("params: %r" % (sorted(p) if isinstance(p, dict) else p,))
+        st = p.get("structure")
+        if not isinstance(st, dict) or set(st) - _LOOP_STRUCTURE_KEYS:
+            raise ValueError("params.structure: %r" % (st,))
+        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2"):
+            setattr(self, k, _int(st.get(k, 0) or 0, "params.structure." + k))
+        self.hidden = [_int(h, "params.structure.hidden") for h in (st.get("hidden") or [])]
+        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2) < 0 or any(h < 1 for h in self.hidden):
+            raise ValueError("params.structure: negative size or hidden width < 1")
+        if self.r1 + self.r2 < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
+            raise ValueError("params.structure: the windows r1 + r2 must be >= 1, and branches need taps >= 1")
+        if self.b1 + self.l1 == 0 or self.b1 + self.b2 == 0:
+            raise ValueError("params.structure: H1 needs a FIR, and the lifting network a branch to scale")
+        self.u_scale = float(p.get("u_scale") or 0.0)
+        self.y_scale = float(p.get("y_scale") or 0.0)
+        for name, v in (("u_scale", self.u_scale), ("y_scale", self.y_scale)):
+            if not (v > 0 and math.isfinite(v)):
+                raise ValueError("params.%s %r must be finite > 0" % (name, v))
+        sizes = [self.r1 + self.r2] + self.hidden + [self.b1 + self.b2]
+        nmlp = sum(sizes[l + 1] * sizes[l] + sizes[l + 1] for l in range(len(sizes) - 1))
+        nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2]
+        theta = _array(p.get("theta"), nmlp + sum(nf), "params.theta")
+        self.W, self.b = [], []
+        o = 0
+        for l in range(len(sizes) - 1):
+            self.W.append(theta[o : o + sizes[l + 1] * sizes[l]].reshape(sizes[l + 1], sizes[l]))
+            o += sizes[l + 1] * sizes[l]
+            self.b.append(theta[o : o + sizes[l + 1]])
+            o += sizes[l + 1]
+        fac = []
+        for n in nf:
+            fac.append(theta[o : o + n])
+            o += n
+        # Taps in normalized units, each FIR from its own factors.
+        self.G1 = np.array([loop_taps(fj, self.t1) for fj in fac[0].reshape(self.b1, self.t1)]).reshape(self.b1, self.t1)
+        self.L1 = loop_taps(fac[1], self.l1)
+        self.G2 = np.array([loop_taps(fj, self.t2) for fj in fac[2].reshape(self.b2, self.t2)]).reshape(self.b2, self.t2)
+        self.L2 = loop_taps(fac[3], self.l2)
+        self.mode = "factored"
+        self.certificate = []
+        for name, G, L in (("H1", self.G1, self.L1), ("H2", self.G2, self.L2)):
+            for j, g in enumerate(G):
+                self.certificate.append(("%s branch %d" % (name, j),) + certify(g))
+            if L.size:
+                self.certificate.append(("%s linear" % name,) + certify(L))
+        failed = [c[0] for c in self.certificate if c[1] < 0]
+        self.passive = not failed
+        if failed:
+            msg = "a loop is passive by parameterization, but min Re G is not certified >= 0 for %s" % failed
+            if not allow_uncertified:
+                raise NotPassiveError(msg)
+            warnings.warn("NOT PASSIVE: " + msg)
+
+    @staticmethod
+    def _split(G, L, n, w, x, t):
+        # One NFIR's output at t as a x(t) + r: r sums the terms of earlier samples.
+        a, r = 0.0, 0.0
+        if n.size:
+            K = min(G.shape[1] - 1, t)
+            a = float(np.sum(n * n * G[:, 0]))
+            if K > 0:
+                seg = w[t - K : t][::-1]  # w(t-1), ..., w(t-K)
+                r = float(n @ np.einsum("jk,kj->j", G[:, 1 : K + 1], seg))
+        if L.size:
+            a += L[0]
+            K = min(L.size - 1, t)
+            if K > 0:
+                r += float(L[1 : K + 1] @ x[t - K : t][::-1])
+        return a, r
+
+    def simulate(self, u):
+        """Output of one record from rest (a loop has no open-loop predictor)."""
+        u = np.asarray(u, dtype=np.float64)
+        if u.ndim != 1:
+            raise ValueError("u must be one record (a 1-D array)")
+        u = u / self.u_scale
+        T, B1 = u.size, self.b1
+        y, e = np.zeros(T), np.zeros(T)
+        w1, w2 = np.zeros((T, self.b1)), np.zeros((T, self.b2))
+        for t in range(T):
+            p = [u[k] if k >= 0 else 0.0 for k in range(t - self.r1 + 1, t + 1)]
+            p += [y[k] if k >= 0 else 0.0 for k in range(t - self.r2, t)]
+            h = np.array(p)
+            for W, b in zip(self.W, self.b):
+                h = np.tanh(W @ h + b)
+            n1, n2 = h[:B1], h[B1:]
+            a1, r1 = self._split(self.G1, self.L1, n1, w1, e, t)
+            a2, r2 = self._split(self.G2, self.L2, n2, w2, y, t)
+            y[t] = (a1 * (u[t] - r2) + r1) / (1.0 + a1 * a2)
+            e[t] = u[t] - a2 * y[t] - r2
+            w1[t], w2[t] = n1 * e[t], n2 * y[t]
+        return y * self.y_scale
+
+    def __repr__(self):
+        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, passive=%r)" % (
+            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.passive)
+
+
 def load(path, allow_uncertified=False):
     """Read and validate a model file; refuse a passivity claim the taps fail (NotPassiveError)
-    unless allow_uncertified."""
+    unless allow_uncertified. A gputrain-nfir file gives a Model, a gputrain-model file of
+    class "loop" a LoopModel; other classes are refused."""
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
     f = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    if isinstance(f, dict) and f.get("format") == ENVELOPE_FORMAT:
+        if f.get("class") != "loop":
+            raise ValueError("a %s file of class %r: this reader reads NFIR files (%s) and loops (class loop)"
+                             % (ENVELOPE_FORMAT, f.get("class"), FORMAT))
+        return LoopModel(f, allow_uncertified=allow_uncertified)
     return Model(f, allow_uncertified=allow_uncertified)
 
 
@@ -297,6 +442,10 @@ if __name__ == "__main__":
     for p in sys.argv[1:]:
         m = load(p, allow_uncertified=True)
         print(p, m)
+        if isinstance(m, LoopModel):
+            for name, b, w in m.certificate:
+                print("  %s: min Re G >= %.6g at w = %.6g" % (name, b, w))
+            continue
         for j, (b, w) in enumerate(m.certificate):
             print("  branch %d: min Re G >= %.6g at w = %.6g" % (j, b, w))
         if m.linear_certificate is not None:

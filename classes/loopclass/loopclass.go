@@ -181,7 +181,7 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 func fromParams(p params) (*loop.Model, error) {
 	m, err := loop.New(p.Structure)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("structure: %w", err)
 	}
 	if !(p.UScale > 0) || !(p.YScale > 0) || p.UScale > 1e300 || p.YScale > 1e300 {
 		return nil, fmt.Errorf("loopclass: u_scale %v and y_scale %v must be finite > 0", p.UScale, p.YScale)
@@ -193,7 +193,7 @@ func fromParams(p params) (*loop.Model, error) {
 		}
 	}
 	if err := m.SetFlat(p.Theta); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("theta: %w", err)
 	}
 	return m, nil
 }

@@ -37,7 +37,7 @@ func runExport(e *env, args []string) error {
 		allow, jsonOut       bool
 		quiet                bool
 	)
-	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train' (format gputrain-nfir)")
+	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train': an NFIR (format gputrain-nfir) or a loop (format gputrain-model, class loop)")
 	fs.Var(&format, "format", "c: C99 header and source; fmu: FMI 2.0 co-simulation source FMU; python-ss: state-space matrices (.npz, .mat) of a plain linear FIR")
 	fs.StringVar(&out, "out", "", "directory to write into (created if missing; its parent must exist)")
 	fs.StringVar(&name, "name", "nfir", "prefix of the generated C names and files, a C identifier")
@@ -51,7 +51,9 @@ func runExport(e *env, args []string) error {
 Modelica tools and FMPy, state-space matrices for python-control and MATLAB (python/gputrain_model.py
 reads model files directly). Every artifact carries the model file's SHA-256, the tool version and the
 passivity certificate, recomputed from the taps; a model that is not certified passive is marked
-NOT PASSIVE in every one. Nothing is written unless every file can be made.`,
+NOT PASSIVE in every one. NFIRs export to every format; a loop (what train writes when the search
+picks it) to c and fmu, the loop's equation solved in closed form at each step. Nothing is written
+unless every file can be made.`,
 		example: `gputrain export --model model.json --format c --out plant_c --name plant
 gputrain export --model model.json --format fmu --out fmu --name plant
 gputrain export --model linear.json --format python-ss --out ss --name plant`,

@@ -1,0 +1,352 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/loop"
+)
+
+// loopStructures are the loops every exported form is checked on: the two
+// shapes train uses, no branch in H2, a lift that sees only y (and H1 only
+// a linear FIR), one tap, no hidden layer, and three hidden layers.
+var loopStructures = []struct {
+	name string
+	s    loop.Structure
+}{
+	{"sized", loop.Sized(12)},
+	{"wide", loop.Wide(9)},
+	{"no_h2_branches", loop.Structure{R1: 3, Hidden: []int{2}, B1: 3, T1: 3, L2: 4}},
+	{"y_only", loop.Structure{R2: 2, L1: 6, B2: 2, T2: 4}},
+	{"one_tap", loop.Structure{R1: 1, R2: 1, B1: 2, T1: 1, B2: 1, T2: 1}},
+	{"deep", loop.Structure{R1: 2, R2: 3, Hidden: []int{3, 4, 2}, B1: 1, T1: 5, L1: 2, B2: 2, T2: 3, L2: 5}},
+}
+
+// randomLoop returns a loop of structure s with seeded random parameters
+// and scales away from 1.
+func randomLoop(t testing.TB, s loop.Structure, seed uint64) *loop.Model {
+	t.Helper()
+	m, err := loop.New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x100b))
+	theta := make([]float64, m.NumParams())
+	for i := range theta {
+		theta[i] = 0.5 * rng.NormFloat64()
+	}
+	if err := m.SetFlat(theta); err != nil {
+		t.Fatal(err)
+	}
+	m.SU, m.SY = 1.7, 0.6
+	return m
+}
+
+// writeLoop saves m as train does (a gputrain-model file of class loop).
+func writeLoop(t testing.TB, dir, name string, m *loop.Model) string {
+	t.Helper()
+	path := filepath.Join(dir, name+".json")
+	if err := classes.Save(path, &loopclass.Model{Model: m}, classes.Meta{Ts: 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loopCases writes every loop structure to a file and loads it for export.
+func loopCases(t testing.TB) []testCase {
+	t.Helper()
+	dir := t.TempDir()
+	var cs []testCase
+	for i, tc := range loopStructures {
+		path := writeLoop(t, dir, tc.name, randomLoop(t, tc.s, uint64(i+1)))
+		src, err := Load(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.Loop == nil || src.Model != nil || !src.Passive() || src.Meta.Ts != 0.01 {
+			t.Fatalf("%s: loaded as %+v", tc.name, src)
+		}
+		cs = append(cs, testCase{"loop_" + tc.name, src, path})
+	}
+	return cs
+}
+
+// TestLoopCMatchesSimulate compiles the C of every test loop into one
+// driver and compares its output, over two records with a reset between
+// them, with loop.Model.Simulate.
+func TestLoopCMatchesSimulate(t *testing.T) {
+	cc(t)
+	dir := t.TempDir()
+	cases := loopCases(t)
+	var drv strings.Builder
+	drv.WriteString("#include <stdio.h>\n")
+	srcs := []string{"driver.c"}
+	for i, c := range cases {
+		name := fmt.Sprintf("m%d_%s", i, c.name)
+		files, err := C(c.src, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			checkMarker(t, c.src, f)
+			if !strings.Contains(string(f.Data), "CERTIFIED PASSIVE") || (c.src.Loop.B1 > 0 && !strings.Contains(string(f.Data), "H1 branch")) {
+				t.Errorf("%s: no certificate in the comment block", f.Name)
+			}
+		}
+		srcs = append(srcs, name+".c")
+		fmt.Fprintf(&drv, "#include \"%s.h\"\nstatic %s_state s%d;\n", name, name, i)
+	}
+	drv.WriteString("int main(void)\n{\n\tchar op[2];\n\tint i;\n\tdouble u;\n")
+	for i, c := range cases {
+		fmt.Fprintf(&drv, "\tm%d_%s_init(&s%d);\n", i, c.name, i)
+	}
+	drv.WriteString("\twhile (scanf(\"%1s %d\", op, &i) == 2) {\n\t\tif (op[0] == 's' && scanf(\"%la\", &u) != 1)\n\t\t\treturn 2;\n\t\tswitch (i) {\n")
+	for i, c := range cases {
+		n := fmt.Sprintf("m%d_%s", i, c.name)
+		fmt.Fprintf(&drv, "\t\tcase %d:\n\t\t\tif (op[0] == 'r')\n\t\t\t\t%s_reset(&s%d);\n\t\t\telse\n\t\t\t\tprintf(\"%%a\\n\", %s_step(&s%d, u));\n\t\t\tbreak;\n", i, n, i, n, i)
+	}
+	drv.WriteString("\t\tdefault:\n\t\t\treturn 3;\n\t\t}\n\t}\n\treturn 0;\n}\n")
+	if err := os.WriteFile(filepath.Join(dir, "driver.c"), []byte(drv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compile(t, dir, append([]string{"-o", "driver"}, append(srcs, "-lm")...)...)
+
+	recs := records(5, 2, 300)
+	var in strings.Builder
+	for i := range cases {
+		for _, u := range recs {
+			for _, v := range u {
+				fmt.Fprintf(&in, "s %d %s\n", i, hexf(v))
+			}
+			fmt.Fprintf(&in, "r %d\n", i)
+		}
+	}
+	ys := runDriver(t, filepath.Join(dir, "driver"), in.String())
+	worst := 0.0
+	for _, c := range cases {
+		for r, u := range recs {
+			want := c.src.Loop.Simulate(u)
+			if len(ys) < len(u) {
+				t.Fatalf("driver stopped early")
+			}
+			worst = math.Max(worst, compareRel(t, fmt.Sprintf("%s record %d", c.name, r), ys[:len(u)], want))
+			ys = ys[len(u):]
+		}
+	}
+	t.Logf("largest relative difference from Simulate (libm tanh against math.Tanh): %.3g", worst)
+}
+
+// TestLoopFMU builds two loops' source FMUs as shared libraries, checks
+// modelDescription.xml and drives them with fmi2 calls (as TestFMU does an
+// NFIR's): a record, a reset, another, then steps of 2·ts.
+func TestLoopFMU(t *testing.T) {
+	cc(t)
+	const ts = 0.01
+	dir := t.TempDir()
+	var quoted []string
+	for _, f := range fmi2Functions {
+		quoted = append(quoted, strconv.Quote(f))
+	}
+	cases := loopCases(t)
+	driver := filepath.Join(dir, "driver")
+	for i, c := range []testCase{cases[0], cases[5]} {
+		t.Run(c.name, func(t *testing.T) {
+			name := fmt.Sprintf("loop%d", i)
+			out, err := FMU(c.src, name, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files := unzipFMU(t, out[0])
+			checkModelDescription(t, name, ts, files, files["sources/"+name+"_fmi2.c"])
+			if md := string(files["modelDescription.xml"]); !strings.Contains(md, "feedback loop of two NFIRs") || strings.Contains(md, "NOT PASSIVE") {
+				t.Errorf("modelDescription.xml does not describe a certified loop:\n%.600s", md)
+			}
+			src := filepath.Join(dir, name)
+			for fn, b := range files {
+				p := filepath.Join(src, filepath.FromSlash(fn))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src = filepath.Join(src, "sources")
+			compile(t, src, "-shared", "-fPIC", "-o", "lib.so", name+".c", name+"_fmi2.c", "-lm")
+			if i == 0 {
+				drv := strings.NewReplacer("HEADER", name+"_fmi2.h", "NAMES", strings.Join(quoted, ", ")).Replace(fmuDriverSource)
+				if err := os.WriteFile(filepath.Join(src, "driver.c"), []byte(drv), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				compile(t, src, "-o", driver, "driver.c", "-ldl")
+			}
+			recs := records(uint64(i+50), 3, 200)
+			var in strings.Builder
+			for _, u := range recs[:2] {
+				for _, v := range u {
+					fmt.Fprintf(&in, "s %s\n", hexf(v))
+				}
+				in.WriteString("r\n")
+			}
+			var held []float64
+			for _, v := range recs[2] {
+				fmt.Fprintf(&in, "d %s\n", hexf(v))
+				held = append(held, v, v)
+			}
+			ys := runDriver(t, driver, in.String(), filepath.Join(src, "lib.so"), guid(c.src, name), strconv.FormatFloat(ts, 'g', -1, 64))
+			for r, u := range recs[:2] {
+				compareRel(t, fmt.Sprintf("record %d", r), ys[:len(u)], c.src.Loop.Simulate(u))
+				ys = ys[len(u):]
+			}
+			want := c.src.Loop.Simulate(held)
+			var every2 []float64
+			for k := 1; k < len(want); k += 2 {
+				every2 = append(every2, want[k])
+			}
+			compareRel(t, "steps of 2·ts", ys, every2)
+		})
+	}
+}
+
+// TestLoopStateSpaceRefused: a loop is not linear; the refusal says what
+// to export instead.
+func TestLoopStateSpaceRefused(t *testing.T) {
+	src := loopCases(t)[0].src
+	_, err := Generate(src, FormatPythonSS, Options{Name: "plant"})
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "--format c or fmu") {
+		t.Errorf("python-ss of a loop: %v, want ErrUnsupported pointing to c or fmu", err)
+	}
+}
+
+// TestLoopLoadRefuses: a loop file with inconsistent dimensions is an
+// error naming the field, and a class without an exported form is
+// ErrUnsupported naming the class.
+func TestLoopLoadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(writeLoop(t, dir, "good", randomLoop(t, loopStructures[0].s, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, from, to, want string
+		unsupported          bool
+	}{
+		{"theta", `"theta": [`, `"theta": [1.5, `, "params.theta", false},
+		{"structure", `"b1": 2`, `"b1": -1`, "params.structure", false},
+		{"u_scale", `"u_scale": 1.7`, `"u_scale": 0`, "u_scale", false},
+		{"class", `"class": "loop"`, `"class": "gru"`, `class "gru"`, true},
+		{"version", `"version": 1`, `"version": 9`, "version 9", false},
+	} {
+		b := strings.Replace(string(good), tc.from, tc.to, 1)
+		if b == string(good) {
+			t.Fatalf("%s: %q not in the file", tc.name, tc.from)
+		}
+		path := filepath.Join(dir, tc.name+".json")
+		if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, false)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.Is(err, ErrUnsupported) != tc.unsupported {
+			t.Errorf("%s: Load = %v, want an error naming %s (unsupported %v)", tc.name, err, tc.want, tc.unsupported)
+		}
+	}
+}
+
+// pyLoopHarness reads each loop file with python/gputrain_model.py and
+// prints its passivity, the names of its certified FIRs and its outputs
+// as hexadecimal floats (exact), or why it refused the file.
+const pyLoopHarness = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import gputrain_model as gm
+out = []
+for job in json.load(sys.stdin):
+    try:
+        m = gm.load(job["path"])
+        out.append({"passive": m.passive, "firs": [c[0] for c in m.certificate],
+                    "closed": [[float.hex(float(v)) for v in m.simulate([float.fromhex(x) for x in u])] for u in job["u"]]})
+    except ValueError as e:
+        out.append({"refused": str(e)})
+json.dump(out, sys.stdout)
+`
+
+// TestPythonLoopReader holds python/gputrain_model.py's LoopModel to
+// loop.Model.Simulate at 1e-12 relative on every test loop, checks that it
+// certifies the same FIRs, and that it refuses a file whose theta has the
+// wrong length, naming the field.
+func TestPythonLoopReader(t *testing.T) {
+	py := python(t)
+	cases := loopCases(t)
+	recs := records(61, 2, 150)
+	type job struct {
+		Path string     `json:"path"`
+		U    [][]string `json:"u"`
+	}
+	var jobs []job
+	for _, c := range cases {
+		jobs = append(jobs, job{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
+	}
+	b, err := os.ReadFile(cases[0].path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), `"theta": [`, `"theta": [0.5, `, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs = append(jobs, job{bad, nil})
+	in, _ := json.Marshal(jobs)
+	wd, _ := os.Getwd()
+	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	var res []struct {
+		Passive bool       `json:"passive"`
+		FIRs    []string   `json:"firs"`
+		Closed  [][]string `json:"closed"`
+		Refused string     `json:"refused"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("python output: %v\n%s", err, out)
+	}
+	for i, c := range cases {
+		r := res[i]
+		if r.Refused != "" {
+			t.Fatalf("%s: refused: %s", c.name, r.Refused)
+		}
+		if !r.Passive || len(r.FIRs) != len(c.src.LoopCert) {
+			t.Errorf("%s: Python: passive %v, FIRs %v; Go certifies %d FIRs", c.name, r.Passive, r.FIRs, len(c.src.LoopCert))
+		}
+		for k, fc := range c.src.LoopCert {
+			if k < len(r.FIRs) && r.FIRs[k] != fc.Name {
+				t.Errorf("%s: FIR %d is %q in Python, %q in Go", c.name, k, r.FIRs[k], fc.Name)
+			}
+		}
+		for k, u := range recs {
+			compareRel(t, fmt.Sprintf("%s record %d", c.name, k), parseAll(t, r.Closed[k]), c.src.Loop.Simulate(u))
+		}
+	}
+	if last := res[len(res)-1]; !strings.Contains(last.Refused, "params.theta") {
+		t.Errorf("a loop file with one number too many in theta: %+v, want a refusal naming params.theta", last)
+	}
+}
