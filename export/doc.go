@@ -24,7 +24,10 @@
 // + r1)/(1 + a1 a2), well posed because every passive FIR has g(0) ≥ 0.
 // Its certificate lists every FIR of H1 and H2 (FIRCert); its passivity
 // mode is LoopMode, passive by parameterization, and the certificate is
-// recomputed from the taps at export like an NFIR's.
+// recomputed from the taps at export like an NFIR's. A mean of loops
+// (loop.Mean: params.members) exports its loops side by side under
+// NAME_m0, NAME_m1, …, NAME_step summing their outputs in order and dividing
+// by their number; its certificate lists every FIR of every loop.
 //
 // # What every artifact carries
 //

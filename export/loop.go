@@ -9,6 +9,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -41,10 +42,16 @@ func loadLoop(path string, b []byte, allowUncertified bool, src *Source) (*Sourc
 	if err != nil {
 		return nil, fmt.Errorf("%s: params.%w", path, err)
 	}
-	src.Loop = cm.(*loopclass.Model).Model
+	src.Loop = cm.(*loopclass.Model).Mean
 	src.Meta = model.Meta{Ts: meta.Ts, Mode: LoopMode, Training: meta.Training}
-	if err := src.Loop.Check(); err != nil {
-		return nil, fmt.Errorf("%s: params: %w", path, err)
+	for i, m := range src.Loop {
+		at := "params"
+		if len(src.Loop) > 1 {
+			at = fmt.Sprintf("params.members[%d]", i)
+		}
+		if err := m.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, at, err)
+		}
 	}
 	passive, err := src.certifyLoop()
 	if err != nil {
@@ -59,35 +66,40 @@ func loadLoop(path string, b []byte, allowUncertified bool, src *Source) (*Sourc
 	return src, nil
 }
 
-// certifyLoop fills LoopCert from the loop's taps and reports whether every
+// certifyLoop fills LoopCert from the loops' taps and reports whether every
 // FIR passes.
 func (s *Source) certifyLoop() (bool, error) {
-	m := s.Loop
-	t := m.FIRTaps()
 	s.LoopCert = nil
 	passive := true
-	add := func(name string, g []float64) error {
-		c, err := convex.Certify(g)
-		if err != nil {
-			return fmt.Errorf("export: certify %s: %w", name, err)
+	for i, m := range s.Loop {
+		prefix := ""
+		if len(s.Loop) > 1 {
+			prefix = fmt.Sprintf("loop %d ", i)
 		}
-		s.LoopCert = append(s.LoopCert, FIRCert{name, model.BranchCert{MinRe: c.MinRe, Omega: c.Omega}})
-		passive = passive && c.Passive
-		return nil
-	}
-	for _, h := range []struct {
-		name string
-		g, l []float64
-		B, T int
-	}{{"H1", t.G1, t.L1, m.B1, m.T1}, {"H2", t.G2, t.L2, m.B2, m.T2}} {
-		for j := 0; j < h.B; j++ {
-			if err := add(fmt.Sprintf("%s branch %d", h.name, j), h.g[j*h.T:(j+1)*h.T]); err != nil {
-				return false, err
+		t := m.FIRTaps()
+		add := func(name string, g []float64) error {
+			c, err := convex.Certify(g)
+			if err != nil {
+				return fmt.Errorf("export: certify %s: %w", name, err)
 			}
+			s.LoopCert = append(s.LoopCert, FIRCert{name, model.BranchCert{MinRe: c.MinRe, Omega: c.Omega}})
+			passive = passive && c.Passive
+			return nil
 		}
-		if len(h.l) > 0 {
-			if err := add(h.name+" linear", h.l); err != nil {
-				return false, err
+		for _, h := range []struct {
+			name string
+			g, l []float64
+			B, T int
+		}{{"H1", t.G1, t.L1, m.B1, m.T1}, {"H2", t.G2, t.L2, m.B2, m.T2}} {
+			for j := 0; j < h.B; j++ {
+				if err := add(fmt.Sprintf("%s%s branch %d", prefix, h.name, j), h.g[j*h.T:(j+1)*h.T]); err != nil {
+					return false, err
+				}
+			}
+			if len(h.l) > 0 {
+				if err := add(prefix+h.name+" linear", h.l); err != nil {
+					return false, err
+				}
 			}
 		}
 	}
@@ -96,6 +108,9 @@ func (s *Source) certifyLoop() (bool, error) {
 
 // kind names the operator in the artifacts' prose.
 func (s *Source) kind() string {
+	if len(s.Loop) > 1 {
+		return fmt.Sprintf("mean of %d passive feedback loops of two NFIRs, y = (1/%d) sum_i H1_i(u - H2_i(y_i))", len(s.Loop), len(s.Loop))
+	}
 	if s.Loop != nil {
 		return "passive feedback loop of two NFIRs, y = H1(u - H2(y))"
 	}
@@ -104,7 +119,6 @@ func (s *Source) kind() string {
 
 // loopSummary is summary for a loop.
 func (s *Source) loopSummary(name string) []string {
-	m := s.Loop
 	var l []string
 	if mk := s.Marker(); mk != "" {
 		l = append(l, "*** "+mk+" ***", "")
@@ -114,10 +128,21 @@ func (s *Source) loopSummary(name string) []string {
 		"",
 		"model file    : "+s.File,
 		"model SHA-256 : "+s.SHA256,
-		fmt.Sprintf("structure     : loop; lifting network sees R1 = %d u and R2 = %d past y samples, hidden %v;", m.R1, m.R2, m.Hidden),
-		fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, m.B2, m.T2, m.L2),
-		fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
 	)
+	for i, m := range s.Loop {
+		head := "structure     : loop"
+		if len(s.Loop) > 1 {
+			head = fmt.Sprintf("loop %d        : loop", i)
+		}
+		l = append(l,
+			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples, hidden %v;", head, m.R1, m.R2, m.Hidden),
+			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, m.B2, m.T2, m.L2),
+			fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
+		)
+	}
+	if len(s.Loop) > 1 {
+		l = append(l, fmt.Sprintf("                y = (y_0 + ... + y_%d) / %d: the loops run side by side on the same u", len(s.Loop)-1, len(s.Loop)))
+	}
 	if s.Meta.Ts > 0 {
 		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
 	} else {
@@ -128,6 +153,9 @@ func (s *Source) loopSummary(name string) []string {
 		l = append(l, "passivity     : mode "+LoopMode+" (every FIR's taps are the half autocorrelation of free factors);",
 			"                CERTIFIED PASSIVE: every FIR of H1 and H2 has Re G(e^{iw}) >= 0 at every w, so H1 and H2",
 			"                are passive and so is their feedback loop (the passivity theorem)")
+		if len(s.Loop) > 1 {
+			l = append(l, "                and so is the mean of the loops (a parallel interconnection, scaled by 1/n)")
+		}
 	default:
 		l = append(l, fmt.Sprintf("passivity     : mode %s; NOT PASSIVE (see above)", s.Meta.Mode))
 	}
@@ -138,16 +166,19 @@ func (s *Source) loopSummary(name string) []string {
 	return l
 }
 
-// loopC is C for a loop: the computation of loop.Stepper, sums in the same
-// order, constants written exactly.
+// loopC is C for a loop, or a mean of loops: the computation of
+// loop.Stepper, sums in the same order, constants written exactly. A mean's
+// members are written side by side under NAME_m0, NAME_m1, …, and NAME_step
+// sums their outputs in order and divides by their number, as
+// loop.Mean.Simulate does.
 func loopC(s *Source, name string) ([]File, error) {
-	m := s.Loop
-	if err := m.Check(); err != nil {
-		return nil, err
+	for _, m := range s.Loop {
+		if err := m.Check(); err != nil {
+			return nil, err
+		}
 	}
 	P, U := name, strings.ToUpper(name)
-	tp := m.FIRTaps()
-	F := m.R1 + m.R2
+	n := len(s.Loop)
 	lines := s.summary(name)
 	lines = append(lines, "",
 		"Use: "+P+"_state s; "+P+"_init(&s); then y = "+P+"_step(&s, u) once per sample, in order.",
@@ -156,32 +187,20 @@ func loopC(s *Source, name string) ([]File, error) {
 		"normalized units u' = u/u_scale, with gains n(t) from the lifting network on u'(t-R1+1..t) and",
 		"y'(t-R2..t-1), H1's output is a1 e(t) + r1 and H2's is a2 y'(t) + r2, where a = sum_j n_j(t)^2 g_j(0)",
 		"+ lin(0) >= 0 and r holds every term of an earlier sample, so y'(t) = (a1 (u'(t) - r2) + r1) / (1 + a1 a2),",
-		"e(t) = u'(t) - a2 y'(t) - r2, and y(t) = y_scale y'(t).",
+		"e(t) = u'(t) - a2 y'(t) - r2, and y(t) = y_scale y'(t).")
+	if n > 1 {
+		lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their mean.", n, P, P, n-1, P))
+	}
+	lines = append(lines,
 		P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).",
 		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
 		"No allocation, no global state: one "+P+"_state per running instance.")
 
-	var h bytes.Buffer
-	cComment(&h, lines)
+	h := new(bytes.Buffer)
+	cComment(h, lines)
 	guard := U + "_H_INCLUDED"
-	fmt.Fprintf(&h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
-	def := func(k string, v any, comment string) {
-		if comment != "" {
-			fmt.Fprintf(&h, "#define %s_%-14s %v /* %s */\n", U, k, v, comment)
-		} else {
-			fmt.Fprintf(&h, "#define %s_%-14s %v\n", U, k, v)
-		}
-	}
-	def("R1", m.R1, "u samples the lifting network sees")
-	def("R2", m.R2, "past y samples the lifting network sees")
-	def("B1", m.B1, "H1 (forward): lifted branches")
-	def("T1", m.T1, "H1: taps per branch")
-	def("L1", m.L1, "H1: taps of the parallel linear FIR")
-	def("B2", m.B2, "H2 (feedback): lifted branches")
-	def("T2", m.T2, "H2: taps per branch")
-	def("L2", m.L2, "H2: taps of the parallel linear FIR")
-	def("U_SCALE", hexf(m.SU), fmt.Sprintf("u' = u / u_scale, %.6g", m.SU))
-	def("Y_SCALE", hexf(m.SY), fmt.Sprintf("y = y_scale y', %.6g", m.SY))
+	fmt.Fprintf(h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	def := cDefiner(h, U)
 	if s.Meta.Ts > 0 {
 		def("TS", hexf(s.Meta.Ts), fmt.Sprintf("sampling time, %g s", s.Meta.Ts))
 	} else {
@@ -197,42 +216,105 @@ func loopC(s *Source, name string) ([]File, error) {
 	def("TOOL_VERSION", cString(toolVersion()), "gputrain version that wrote this file")
 	def("CERT_METHOD", cString(CertMethod), "")
 	nf := len(s.LoopCert)
-	def("FIRS", nf, "FIRs certified: H1's branches, H1's linear FIR, H2's branches, H2's linear FIR")
-	fmt.Fprintf(&h, "/* per FIR, in the order of %s_FIRS: certified lower bound of min Re G and the w where it occurs */\n", U)
-	fmt.Fprintf(&h, "extern const double %s_cert_min_re[%d];\nextern const double %s_cert_omega[%d];\n", P, nf, P, nf)
-	h.WriteString("\n/* The state of one running instance: the loop's memory, nothing else. Rings are doubled:\n   each value is written at i and i + len, so lags 0 .. len-1 are one run from the head. */\ntypedef struct {\n")
-	fmt.Fprintf(&h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), then y'(t-R2..t-1) */\n", F)
-	if m.B1 > 0 {
-		fmt.Fprintf(&h, "\tdouble w1[%d];     /* H1 branch inputs n1_j(t-k) e(t-k): %d rows of %d */\n\tint h1;\n", 2*m.T1*m.B1, m.T1, m.B1)
+	if n > 1 {
+		def("MEMBERS", n, "loops averaged")
+		def("FIRS", nf, "FIRs certified, loop by loop: H1's branches, H1's linear FIR, H2's branches, H2's linear FIR")
+	} else {
+		def("FIRS", nf, "FIRs certified: H1's branches, H1's linear FIR, H2's branches, H2's linear FIR")
 	}
-	if m.B2 > 0 {
-		fmt.Fprintf(&h, "\tdouble w2[%d];     /* H2 branch inputs n2_j(t-k) y'(t-k): %d rows of %d */\n\tint h2;\n", 2*m.T2*m.B2, m.T2, m.B2)
-	}
-	if m.L1 > 0 {
-		fmt.Fprintf(&h, "\tdouble e_hist[%d]; /* e(t-k), H1's input */\n\tint he;\n", 2*m.L1)
-	}
-	if m.L2 > 0 {
-		fmt.Fprintf(&h, "\tdouble y_hist[%d]; /* y'(t-k), H2's input */\n\tint hy;\n", 2*m.L2)
-	}
-	h.WriteString("\tdouble y_prev;     /* y'(t-1) */\n")
-	fmt.Fprintf(&h, "} %s_state;\n\n", P)
-	fmt.Fprintf(&h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
-	fmt.Fprintf(&h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
-	fmt.Fprintf(&h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
-	fmt.Fprintf(&h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+	fmt.Fprintf(h, "/* per FIR, in the order of %s_FIRS: certified lower bound of min Re G and the w where it occurs */\n", U)
+	fmt.Fprintf(h, "extern const double %s_cert_min_re[%d];\nextern const double %s_cert_omega[%d];\n", P, nf, P, nf)
 
-	var c bytes.Buffer
-	cComment(&c, lines)
-	fmt.Fprintf(&c, "#include \"%s.h\"\n\n#include <math.h>\n\n", name)
+	c := new(bytes.Buffer)
+	cComment(c, lines)
+	fmt.Fprintf(c, "#include \"%s.h\"\n\n#include <math.h>\n\n", name)
 	mins, oms := make([]float64, nf), make([]float64, nf)
 	for i, fc := range s.LoopCert {
 		mins[i], oms[i] = fc.MinRe, fc.Omega
 	}
-	cArray(&c, false, P+"_cert_min_re", mins, "")
-	cArray(&c, false, P+"_cert_omega", oms, "")
+	cArray(c, false, P+"_cert_min_re", mins, "")
+	cArray(c, false, P+"_cert_omega", oms, "")
+
+	if n == 1 {
+		loopMemberC(h, c, s.Loop[0], P, U, "")
+		fmt.Fprintf(c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
+	} else {
+		for i, m := range s.Loop {
+			h.WriteString("\n")
+			loopMemberC(h, c, m, fmt.Sprintf("%s_m%d", P, i), fmt.Sprintf("%s_M%d", U, i), "static ")
+		}
+		h.WriteString("\n/* The state of one running instance: the states of the loops. */\ntypedef struct {\n")
+		for i := range s.Loop {
+			fmt.Fprintf(h, "\t%s_m%d_state m%d;\n", P, i, i)
+		}
+		fmt.Fprintf(h, "} %s_state;\n", P)
+		fmt.Fprintf(c, "void %s_reset(%s_state *s)\n{\n", P, P)
+		for i := range s.Loop {
+			fmt.Fprintf(c, "\t%s_m%d_reset(&s->m%d);\n", P, i, i)
+		}
+		c.WriteString("}\n\n")
+		fmt.Fprintf(c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
+		fmt.Fprintf(c, "double %s_step(%s_state *s, double u)\n{\n\tdouble y = 0.0;\n", P, P)
+		for i := range s.Loop {
+			fmt.Fprintf(c, "\ty += %s_m%d_step(&s->m%d, u);\n", P, i, i)
+		}
+		fmt.Fprintf(c, "\treturn y / %d.0;\n}\n", n)
+	}
+	h.WriteString("\n")
+	fmt.Fprintf(h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
+	fmt.Fprintf(h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
+	fmt.Fprintf(h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
+	fmt.Fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}
+
+// cDefiner returns a writer of "#define U_KEY value /* comment */" lines.
+func cDefiner(h *bytes.Buffer, U string) func(k string, v any, comment string) {
+	return func(k string, v any, comment string) {
+		if comment != "" {
+			fmt.Fprintf(h, "#define %s_%-14s %v /* %s */\n", U, k, v, comment)
+		} else {
+			fmt.Fprintf(h, "#define %s_%-14s %v\n", U, k, v)
+		}
+	}
+}
+
+// loopMemberC writes one loop under the prefix P (U in capitals): its
+// sizes and scales and its state type to h; its constants and its reset,
+// init and step functions to c, declared with storage ("" or "static ").
+func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
+	tp := m.FIRTaps()
+	F := m.R1 + m.R2
+	def := cDefiner(h, U)
+	def("R1", m.R1, "u samples the lifting network sees")
+	def("R2", m.R2, "past y samples the lifting network sees")
+	def("B1", m.B1, "H1 (forward): lifted branches")
+	def("T1", m.T1, "H1: taps per branch")
+	def("L1", m.L1, "H1: taps of the parallel linear FIR")
+	def("B2", m.B2, "H2 (feedback): lifted branches")
+	def("T2", m.T2, "H2: taps per branch")
+	def("L2", m.L2, "H2: taps of the parallel linear FIR")
+	def("U_SCALE", hexf(m.SU), fmt.Sprintf("u' = u / u_scale, %.6g", m.SU))
+	def("Y_SCALE", hexf(m.SY), fmt.Sprintf("y = y_scale y', %.6g", m.SY))
+	h.WriteString("\n/* The state of one running instance: the loop's memory, nothing else. Rings are doubled:\n   each value is written at i and i + len, so lags 0 .. len-1 are one run from the head. */\ntypedef struct {\n")
+	fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), then y'(t-R2..t-1) */\n", F)
+	if m.B1 > 0 {
+		fmt.Fprintf(h, "\tdouble w1[%d];     /* H1 branch inputs n1_j(t-k) e(t-k): %d rows of %d */\n\tint h1;\n", 2*m.T1*m.B1, m.T1, m.B1)
+	}
+	if m.B2 > 0 {
+		fmt.Fprintf(h, "\tdouble w2[%d];     /* H2 branch inputs n2_j(t-k) y'(t-k): %d rows of %d */\n\tint h2;\n", 2*m.T2*m.B2, m.T2, m.B2)
+	}
+	if m.L1 > 0 {
+		fmt.Fprintf(h, "\tdouble e_hist[%d]; /* e(t-k), H1's input */\n\tint he;\n", 2*m.L1)
+	}
+	if m.L2 > 0 {
+		fmt.Fprintf(h, "\tdouble y_hist[%d]; /* y'(t-k), H2's input */\n\tint hy;\n", 2*m.L2)
+	}
+	h.WriteString("\tdouble y_prev;     /* y'(t-1) */\n")
+	fmt.Fprintf(h, "} %s_state;\n\n", P)
 	for l := range m.Lift.W {
-		cArray(&c, true, fmt.Sprintf("%s_w%d", P, l), m.Lift.W[l], fmt.Sprintf("layer %d weights, %d x %d row-major", l, m.Lift.Sizes[l+1], m.Lift.Sizes[l]))
-		cArray(&c, true, fmt.Sprintf("%s_b%d", P, l), m.Lift.B[l], fmt.Sprintf("layer %d biases", l))
+		cArray(c, true, fmt.Sprintf("%s_w%d", P, l), m.Lift.W[l], fmt.Sprintf("layer %d weights, %d x %d row-major", l, m.Lift.Sizes[l+1], m.Lift.Sizes[l]))
+		cArray(c, true, fmt.Sprintf("%s_b%d", P, l), m.Lift.B[l], fmt.Sprintf("layer %d biases", l))
 	}
 	for _, a := range []struct {
 		name string
@@ -241,16 +323,16 @@ func loopC(s *Source, name string) ([]File, error) {
 	}{{"g1", tp.G1, "H1 branch taps, g1[j*T1 + k] = g1_j(k)"}, {"l1", tp.L1, "H1 linear taps"},
 		{"g2", tp.G2, "H2 branch taps, g2[j*T2 + k] = g2_j(k)"}, {"l2", tp.L2, "H2 linear taps"}} {
 		if len(a.v) > 0 {
-			cArray(&c, true, P+"_"+a.name, a.v, a.what+" (normalized units; from the factors, loop.Taps)")
+			cArray(c, true, P+"_"+a.name, a.v, a.what+" (normalized units; from the factors, loop.Taps)")
 		}
 	}
 
 	// reset
-	fmt.Fprintf(&c, "void %s_reset(%s_state *s)\n{\n", P, P)
+	fmt.Fprintf(c, "%svoid %s_reset(%s_state *s)\n{\n", storage, P, P)
 	zero := func(arr string, n int, head string) {
-		fmt.Fprintf(&c, "\tfor (int i = 0; i < %d; i++)\n\t\ts->%s[i] = 0.0;\n", n, arr)
+		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++)\n\t\ts->%s[i] = 0.0;\n", n, arr)
 		if head != "" {
-			fmt.Fprintf(&c, "\ts->%s = 0;\n", head)
+			fmt.Fprintf(c, "\ts->%s = 0;\n", head)
 		}
 	}
 	zero("feat", F, "")
@@ -267,29 +349,28 @@ func loopC(s *Source, name string) ([]File, error) {
 		zero("y_hist", 2*m.L2, "hy")
 	}
 	c.WriteString("\ts->y_prev = 0.0;\n}\n\n")
-	fmt.Fprintf(&c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
 
 	// step
 	wmax := 0
 	for _, v := range m.Lift.Sizes {
 		wmax = max(wmax, v)
 	}
-	fmt.Fprintf(&c, "double %s_step(%s_state *s, double u)\n{\n\tconst double up = u / %s;\n", P, P, hexf(m.SU))
-	fmt.Fprintf(&c, "\tdouble n[%d];\n", m.B1+m.B2)
+	fmt.Fprintf(c, "%sdouble %s_step(%s_state *s, double u)\n{\n\tconst double up = u / %s;\n", storage, P, P, hexf(m.SU))
+	fmt.Fprintf(c, "\tdouble n[%d];\n", m.B1+m.B2)
 	L := len(m.Lift.W)
 	switch {
 	case L >= 3:
-		fmt.Fprintf(&c, "\tdouble ha[%d], hb[%d];\n", wmax, wmax)
+		fmt.Fprintf(c, "\tdouble ha[%d], hb[%d];\n", wmax, wmax)
 	case L == 2:
-		fmt.Fprintf(&c, "\tdouble ha[%d];\n", wmax)
+		fmt.Fprintf(c, "\tdouble ha[%d];\n", wmax)
 	}
 	c.WriteString("\tdouble a1 = 0.0, r1 = 0.0, a2 = 0.0, r2 = 0.0, y, e;\n\n")
 	c.WriteString("\t/* the lifting network's input, oldest first; zeros before t = 0 */\n")
 	if m.R1 > 0 {
-		fmt.Fprintf(&c, "\tfor (int i = 0; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = up;\n", m.R1-1, m.R1-1)
+		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = up;\n", m.R1-1, m.R1-1)
 	}
 	if m.R2 > 0 {
-		fmt.Fprintf(&c, "\tfor (int i = %d; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = s->y_prev;\n", m.R1, F-1, F-1)
+		fmt.Fprintf(c, "\tfor (int i = %d; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = s->y_prev;\n", m.R1, F-1, F-1)
 	}
 	c.WriteString("\t/* the gains n(t): tanh on every layer, the output layer included */\n")
 	in := "s->feat"
@@ -302,21 +383,21 @@ func loopC(s *Source, name string) ([]File, error) {
 			out = "n"
 		}
 		nIn, nOut := m.Lift.Sizes[l], m.Lift.Sizes[l+1]
-		fmt.Fprintf(&c, "\tfor (int i = 0; i < %d; i++) {\n\t\tdouble acc = %s_b%d[i];\n\t\tfor (int j = 0; j < %d; j++)\n\t\t\tacc += %s_w%d[i * %d + j] * %s[j];\n\t\t%s[i] = tanh(acc);\n\t}\n",
+		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++) {\n\t\tdouble acc = %s_b%d[i];\n\t\tfor (int j = 0; j < %d; j++)\n\t\t\tacc += %s_w%d[i * %d + j] * %s[j];\n\t\t%s[i] = tanh(acc);\n\t}\n",
 			nOut, P, l, nIn, P, l, nIn, in, out)
 		in = out
 	}
 	c.WriteString("\t/* each NFIR's output at t is a x(t) + r: r holds the terms of earlier samples (zeros before t = 0) */\n")
 	split := func(B, T, Ln int, ring, head, gname, lname, hist, hh, a, r, noff string) {
 		if B > 0 {
-			fmt.Fprintf(&c, "\tif (--s->%s < 0)\n\t\ts->%s = %d;\n", head, head, T-1)
-			fmt.Fprintf(&c, "\tfor (int j = 0; j < %d; j++) {\n\t\tconst double *g = %s_%s + j * %d, *w = s->%s + s->%s * %d;\n\t\tconst double nj = n[%sj];\n\t\tdouble sum = 0.0;\n",
+			fmt.Fprintf(c, "\tif (--s->%s < 0)\n\t\ts->%s = %d;\n", head, head, T-1)
+			fmt.Fprintf(c, "\tfor (int j = 0; j < %d; j++) {\n\t\tconst double *g = %s_%s + j * %d, *w = s->%s + s->%s * %d;\n\t\tconst double nj = n[%sj];\n\t\tdouble sum = 0.0;\n",
 				B, P, gname, T, ring, head, B, noff)
-			fmt.Fprintf(&c, "\t\tfor (int k = 1; k < %d; k++)\n\t\t\tsum += g[k] * w[k * %d + j];\n\t\t%s += nj * nj * g[0];\n\t\t%s += nj * sum;\n\t}\n", T, B, a, r)
+			fmt.Fprintf(c, "\t\tfor (int k = 1; k < %d; k++)\n\t\t\tsum += g[k] * w[k * %d + j];\n\t\t%s += nj * nj * g[0];\n\t\t%s += nj * sum;\n\t}\n", T, B, a, r)
 		}
 		if Ln > 0 {
-			fmt.Fprintf(&c, "\tif (--s->%s < 0)\n\t\ts->%s = %d;\n\t%s += %s_%s[0];\n", hh, hh, Ln-1, a, P, lname)
-			fmt.Fprintf(&c, "\tfor (int k = 1; k < %d; k++)\n\t\t%s += %s_%s[k] * s->%s[s->%s + k];\n", Ln, r, P, lname, hist, hh)
+			fmt.Fprintf(c, "\tif (--s->%s < 0)\n\t\ts->%s = %d;\n\t%s += %s_%s[0];\n", hh, hh, Ln-1, a, P, lname)
+			fmt.Fprintf(c, "\tfor (int k = 1; k < %d; k++)\n\t\t%s += %s_%s[k] * s->%s[s->%s + k];\n", Ln, r, P, lname, hist, hh)
 		}
 	}
 	c.WriteString("\t/* H1: y' = a1 e + r1 */\n")
@@ -327,19 +408,18 @@ func loopC(s *Source, name string) ([]File, error) {
 	c.WriteString("\ty = (a1 * (up - r2) + r1) / (1.0 + a1 * a2);\n\te = up - a2 * y - r2;\n")
 	store := func(B, T int, ring, head, x, noff string) {
 		if B > 0 {
-			fmt.Fprintf(&c, "\tfor (int j = 0; j < %d; j++)\n\t\ts->%s[s->%s * %d + j] = s->%s[(s->%s + %d) * %d + j] = n[%sj] * %s;\n", B, ring, head, B, ring, head, T, B, noff, x)
+			fmt.Fprintf(c, "\tfor (int j = 0; j < %d; j++)\n\t\ts->%s[s->%s * %d + j] = s->%s[(s->%s + %d) * %d + j] = n[%sj] * %s;\n", B, ring, head, B, ring, head, T, B, noff, x)
 		}
 	}
 	store(m.B1, m.T1, "w1", "h1", "e", "")
 	store(m.B2, m.T2, "w2", "h2", "y", fmt.Sprintf("%d + ", m.B1))
 	if m.L1 > 0 {
-		fmt.Fprintf(&c, "\ts->e_hist[s->he] = s->e_hist[s->he + %d] = e;\n", m.L1)
+		fmt.Fprintf(c, "\ts->e_hist[s->he] = s->e_hist[s->he + %d] = e;\n", m.L1)
 	}
 	if m.L2 > 0 {
-		fmt.Fprintf(&c, "\ts->y_hist[s->hy] = s->y_hist[s->hy + %d] = y;\n", m.L2)
+		fmt.Fprintf(c, "\ts->y_hist[s->hy] = s->y_hist[s->hy + %d] = y;\n", m.L2)
 	}
-	fmt.Fprintf(&c, "\ts->y_prev = y;\n\treturn y * %s;\n}\n", hexf(m.SY))
-	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+	fmt.Fprintf(c, "\ts->y_prev = y;\n\treturn y * %s;\n}\n", hexf(m.SY))
 }
 
 // errLoopSS is why a loop has no state-space export.

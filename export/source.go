@@ -45,7 +45,7 @@ const (
 // fingerprint, which every artifact carries so that it can be traced back.
 type Source struct {
 	Model    *model.NFIR       // the NFIR; nil for a loop
-	Loop     *loop.Model       // the loop (a gputrain-model file of class loop); nil for an NFIR
+	Loop     loop.Mean         // the loop, or the mean of several (a gputrain-model file of class loop); nil for an NFIR
 	Meta     model.Meta        // a loop's Mode is LoopMode
 	Cert     model.Certificate // an NFIR's certificate
 	LoopCert []FIRCert         // a loop's: every FIR of H1, then of H2

@@ -265,39 +265,34 @@ class LoopModel:
     file of class "loop" (docs/MODEL_FORMAT.md, package loop); see load."""
 
     def __init__(self, f, allow_uncertified=False):
-        unknown = set(f) - _ENVELOPE_KEYS
-        if unknown:
-            raise ValueError("unknown keys %s" % sorted(unknown))
-        version = _int(f.get("version"), "version")
-        if not 1 <= version <= ENVELOPE_VERSION:
-            raise ValueError("version %d, this reader knows %s 1..%d" % (version, ENVELOPE_FORMAT, ENVELOPE_VERSION))
-        self.ts = float(f.get("ts") or 0.0)
-        if not (self.ts >= 0 and math.isfinite(self.ts)):
-            raise ValueError("ts %r must be finite >= 0" % self.ts)
-        p = f.get("params")
+        self.ts = _loop_envelope(f)
+        self._init_params(f.get("params"), "params", "", allow_uncertified)
+
+    def _init_params(self, p, where, prefix, allow_uncertified):
+        # One loop's params object (at `where` in the file); FIR names start with prefix.
         if not isinstance(p, dict) or set(p) - _LOOP_PARAMS_KEYS:
-            raise ValueError("params: %r" % (sorted(p) if isinstance(p, dict) else p,))
+            raise ValueError("%s: %r" % (where, sorted(p) if isinstance(p, dict) else p))
         st = p.get("structure")
         if not isinstance(st, dict) or set(st) - _LOOP_STRUCTURE_KEYS:
-            raise ValueError("params.structure: %r" % (st,))
+            raise ValueError("%s.structure: %r" % (where, st))
         for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2"):
-            setattr(self, k, _int(st.get(k, 0) or 0, "params.structure." + k))
-        self.hidden = [_int(h, "params.structure.hidden") for h in (st.get("hidden") or [])]
+            setattr(self, k, _int(st.get(k, 0) or 0, where + ".structure." + k))
+        self.hidden = [_int(h, where + ".structure.hidden") for h in (st.get("hidden") or [])]
         if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2) < 0 or any(h < 1 for h in self.hidden):
-            raise ValueError("params.structure: negative size or hidden width < 1")
+            raise ValueError(where + ".structure: negative size or hidden width < 1")
         if self.r1 + self.r2 < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
-            raise ValueError("params.structure: the windows r1 + r2 must be >= 1, and branches need taps >= 1")
+            raise ValueError(where + ".structure: the windows r1 + r2 must be >= 1, and branches need taps >= 1")
         if self.b1 + self.l1 == 0 or self.b1 + self.b2 == 0:
-            raise ValueError("params.structure: H1 needs a FIR, and the lifting network a branch to scale")
+            raise ValueError(where + ".structure: H1 needs a FIR, and the lifting network a branch to scale")
         self.u_scale = float(p.get("u_scale") or 0.0)
         self.y_scale = float(p.get("y_scale") or 0.0)
         for name, v in (("u_scale", self.u_scale), ("y_scale", self.y_scale)):
             if not (v > 0 and math.isfinite(v)):
-                raise ValueError("params.%s %r must be finite > 0" % (name, v))
+                raise ValueError("%s.%s %r must be finite > 0" % (where, name, v))
         sizes = [self.r1 + self.r2] + self.hidden + [self.b1 + self.b2]
         nmlp = sum(sizes[l + 1] * sizes[l] + sizes[l + 1] for l in range(len(sizes) - 1))
         nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2]
-        theta = _array(p.get("theta"), nmlp + sum(nf), "params.theta")
+        theta = _array(p.get("theta"), nmlp + sum(nf), where + ".theta")
         self.W, self.b = [], []
         o = 0
         for l in range(len(sizes) - 1):
@@ -318,9 +313,9 @@ class LoopModel:
         self.certificate = []
         for name, G, L in (("H1", self.G1, self.L1), ("H2", self.G2, self.L2)):
             for j, g in enumerate(G):
-                self.certificate.append(("%s branch %d" % (name, j),) + certify(g))
+                self.certificate.append(("%s%s branch %d" % (prefix, name, j),) + certify(g))
             if L.size:
-                self.certificate.append(("%s linear" % name,) + certify(L))
+                self.certificate.append(("%s%s linear" % (prefix, name),) + certify(L))
         failed = [c[0] for c in self.certificate if c[1] < 0]
         self.passive = not failed
         if failed:
@@ -374,10 +369,56 @@ class LoopModel:
             self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.passive)
 
 
+def _loop_envelope(f):
+    # Checks a loop file's envelope; returns its ts.
+    unknown = set(f) - _ENVELOPE_KEYS
+    if unknown:
+        raise ValueError("unknown keys %s" % sorted(unknown))
+    version = _int(f.get("version"), "version")
+    if not 1 <= version <= ENVELOPE_VERSION:
+        raise ValueError("version %d, this reader knows %s 1..%d" % (version, ENVELOPE_FORMAT, ENVELOPE_VERSION))
+    ts = float(f.get("ts") or 0.0)
+    if not (ts >= 0 and math.isfinite(ts)):
+        raise ValueError("ts %r must be finite >= 0" % ts)
+    return ts
+
+
+class LoopMeanModel:
+    """The mean of several passive loops driven by the same u, y = (1/n) sum_i y_i, read from a
+    gputrain-model file of class "loop" whose params are {"members": [...]} (loop.Mean): passive
+    when every loop is (a parallel interconnection scaled by 1/n); see load."""
+
+    def __init__(self, f, allow_uncertified=False):
+        self.ts = _loop_envelope(f)
+        p = f.get("params")
+        if not isinstance(p, dict) or set(p) != {"members"} or not isinstance(p["members"], list) or not p["members"]:
+            raise ValueError("params: a mean of loops is {\"members\": [one loop's params, ...]} with at least one member")
+        self.members = []
+        for i, pi in enumerate(p["members"]):
+            m = LoopModel.__new__(LoopModel)
+            m.ts = self.ts
+            m._init_params(pi, "params.members[%d]" % i, "loop %d " % i, allow_uncertified)
+            self.members.append(m)
+        self.mode = "factored"
+        self.certificate = [c for m in self.members for c in m.certificate]
+        self.passive = all(m.passive for m in self.members)
+
+    def simulate(self, u):
+        """Mean output of the loops for one record from rest (summed in order, then divided, as Go does)."""
+        y = None
+        for m in self.members:
+            ym = m.simulate(u)
+            y = ym if y is None else y + ym
+        return y / len(self.members)
+
+    def __repr__(self):
+        return "LoopMeanModel(%s, passive=%r)" % (", ".join(repr(m) for m in self.members), self.passive)
+
+
 def load(path, allow_uncertified=False):
     """Read and validate a model file; refuse a passivity claim the taps fail (NotPassiveError)
     unless allow_uncertified. A gputrain-nfir file gives a Model, a gputrain-model file of
-    class "loop" a LoopModel; other classes are refused."""
+    class "loop" a LoopModel (a LoopMeanModel when its params hold "members"); other classes are refused."""
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8")
     if text.startswith("\ufeff"):
@@ -387,6 +428,9 @@ def load(path, allow_uncertified=False):
         if f.get("class") != "loop":
             raise ValueError("a %s file of class %r: this reader reads NFIR files (%s) and loops (class loop)"
                              % (ENVELOPE_FORMAT, f.get("class"), FORMAT))
+        p = f.get("params")
+        if isinstance(p, dict) and "members" in p:
+            return LoopMeanModel(f, allow_uncertified=allow_uncertified)
         return LoopModel(f, allow_uncertified=allow_uncertified)
     return Model(f, allow_uncertified=allow_uncertified)
 
