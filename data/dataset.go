@@ -75,6 +75,11 @@ type Dataset struct {
 	Name    string
 	Ts      float64
 	Batches []Batch
+	// UCol and YCol name the input and output in the file they were read
+	// from (the CSV columns, .npz arrays or .mat variables of ReadOptions),
+	// so that figures and messages use the user's names; "" for generated
+	// data.
+	UCol, YCol string
 }
 
 // Len returns the number of batches.

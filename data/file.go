@@ -74,7 +74,7 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	if d, err = finish(d, opt); err != nil {
 		return nil, err
 	}
-	d.Name = filepath.Base(path)
+	d.Name, d.UCol, d.YCol = filepath.Base(path), opt.UCol, opt.YCol
 	return d, nil
 }
 

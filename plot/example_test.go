@@ -18,7 +18,7 @@ func ExampleRealParts() {
 	}
 	defer os.RemoveAll(dir)
 	base := filepath.Join(dir, "re_g")
-	if err := plot.RealParts(base, [][]float64{{1, 0.5}, {0.2, 1}}, nil); err != nil {
+	if err := plot.RealParts(base, [][]float64{{1, 0.5}, {0.2, 1}}, nil, 0); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -31,4 +31,20 @@ func ExampleRealParts() {
 	// re_g.png true
 	// re_g.svg true
 	// -0.80
+}
+
+// A symmetric log axis: 1e-3 lies a third of the way up an axis from 0 to 1
+// whose linear zone is ±1e-4, where a linear axis would put it on 0.
+func ExampleSymLogScale() {
+	s := plot.SymLogScale{Threshold: 1e-4}
+	for _, x := range []float64{0, 1e-4, 1e-3, 0.01, 0.1, 1} {
+		fmt.Printf("%-6g at %.2f\n", x, s.Normalize(0, 1, x))
+	}
+	// Output:
+	// 0      at 0.00
+	// 0.0001 at 0.10
+	// 0.001  at 0.32
+	// 0.01   at 0.55
+	// 0.1    at 0.77
+	// 1      at 1.00
 }

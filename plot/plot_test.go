@@ -50,9 +50,9 @@ func TestFigures(t *testing.T) {
 		}},
 		{"responses-samples", func(b string) error { return Responses(b, []Trace{{Title: "one", Y: y, YSim: ysim}}, 0) }},
 		{"realparts", func(b string) error {
-			return RealParts(b, [][]float64{{1, 0.5, 0.25}, {2, -1}}, []float64{1, 0.1})
+			return RealParts(b, [][]float64{{1, 0.5, 0.25}, {2, -1}}, []float64{1, 0.1}, 0.005)
 		}},
-		{"realparts-linear-only", func(b string) error { return RealParts(b, nil, []float64{1, 0.1}) }},
+		{"realparts-linear-only", func(b string) error { return RealParts(b, nil, []float64{1, 0.1}, 0) }},
 		{"training", func(b string) error {
 			var pts []Point
 			for i := 0; i < 30; i++ {
@@ -81,7 +81,7 @@ func TestNoData(t *testing.T) {
 	dir := t.TempDir()
 	for name, err := range map[string]error{
 		"responses": Responses(filepath.Join(dir, "a"), nil, 1),
-		"realparts": RealParts(filepath.Join(dir, "b"), nil, nil),
+		"realparts": RealParts(filepath.Join(dir, "b"), nil, nil, 0),
 		"training":  TrainingCurves(filepath.Join(dir, "c"), nil),
 		"nan":       TrainingCurves(filepath.Join(dir, "d"), []Point{{Loss: math.NaN(), ValFit: math.NaN()}}),
 	} {
@@ -105,7 +105,7 @@ func TestRealPart(t *testing.T) {
 }
 
 func TestWriteToMissingDir(t *testing.T) {
-	err := RealParts(filepath.Join(t.TempDir(), "no", "such", "dir", "g"), [][]float64{{1}}, nil)
+	err := RealParts(filepath.Join(t.TempDir(), "no", "such", "dir", "g"), [][]float64{{1}}, nil, 0)
 	if err == nil {
 		t.Fatal("writing into a missing directory succeeded")
 	}

@@ -56,7 +56,7 @@ gputrain certify --model model.json --json --plot plots`,
 		if err := makePlotDir(plotDir); err != nil {
 			return err
 		}
-		if err := realPartPlot(filepath.Join(plotDir, "re_g"), m); err != nil {
+		if err := realPartPlot(filepath.Join(plotDir, "re_g"), m, storedBound(meta)); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
-	"github.com/passivenfir/gputrain/plot"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
@@ -53,18 +52,6 @@ func loadSimulator(path string) (func(u []float64) []float64, model.Meta, error)
 func evalClass(m classes.Model, d *data.Dataset, skip int) (trainer.Eval, error) {
 	s, err := classes.Evaluate(m, d, skip, 0)
 	return trainer.Eval{ClosedLoop: s, OpenLoop: s}, err
-}
-
-// classResponsePlot is responsePlot for a model of another class.
-func classResponsePlot(base string, m classes.Model, d *data.Dataset, n int) error {
-	var traces []plot.Trace
-	for i, b := range d.Batches[:min(n, d.Len())] {
-		traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, %s (%s, free run)", d.Name, b.Name(i), m.Class()), Y: b.Y, YSim: m.Simulate(b.U), YClean: b.YClean})
-	}
-	if err := plot.Responses(base, traces, d.Ts); err != nil {
-		return failf("%v", err)
-	}
-	return nil
 }
 
 // classCertifyJSON is the --json shape of certify for a model of another

@@ -102,7 +102,7 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 	}
 	interrupted := err != nil
 	if plotDir != "" && !interrupted {
-		if err := comparePlot(filepath.Join(plotDir, "compare"), tab, val, test); err != nil {
+		if err := comparePlot(filepath.Join(plotDir, "compare"), tab, val, test, valSkip, skip); err != nil {
 			return err
 		}
 	}
@@ -125,11 +125,12 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 }
 
 // comparePlot draws every class's free-run output on the first record of
-// test (else val) against the measured one.
-func comparePlot(base string, tab compare.Table, val, test *data.Dataset) error {
-	d := test
+// test (else val) against the measured one, with its Fit from sample
+// testSkip (else valSkip) on.
+func comparePlot(base string, tab compare.Table, val, test *data.Dataset, valSkip, testSkip int) error {
+	d, skip := test, testSkip
 	if d == nil {
-		d = val
+		d, skip = val, valSkip
 	}
 	b := d.Batches[0]
 	var traces []plot.Trace
@@ -137,7 +138,7 @@ func comparePlot(base string, tab compare.Table, val, test *data.Dataset) error 
 		if r.Model == nil {
 			continue
 		}
-		traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, %s: %s", r.Class, d.Name, b.Name(0)), Y: b.Y, YSim: r.Model.Simulate(b.U), YClean: b.YClean})
+		traces = append(traces, responseTrace(fmt.Sprintf("%s, %s: %s", r.Class, d.Name, b.Name(0)), b, d.YCol, skip, r.Model.Simulate(b.U)))
 	}
 	if len(traces) == 0 {
 		return nil

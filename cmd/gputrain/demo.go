@@ -127,7 +127,7 @@ gputrain demo --out /tmp/demo --snr 10`,
 	if err != nil {
 		return failf("evaluating on the test batches: %v", err)
 	}
-	if err := responsePlot(filepath.Join(outDir, "fit_test"), res.Model, test, 3); err != nil {
+	if err := responsePlot(filepath.Join(outDir, "fit_test"), res.Model, test, 3, 0); err != nil {
 		return err
 	}
 	cert, err := res.Model.Certify()

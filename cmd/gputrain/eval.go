@@ -125,14 +125,14 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
 	}
 	if plotDir != "" && isClass {
-		if err := classResponsePlot(filepath.Join(plotDir, "fit"), cm, d, plotBatches); err != nil {
+		if err := classResponsePlot(filepath.Join(plotDir, "fit"), cm, d, plotBatches, skip); err != nil {
 			return err
 		}
 	} else if plotDir != "" {
-		if err := responsePlot(filepath.Join(plotDir, "fit"), m, d, plotBatches); err != nil {
+		if err := responsePlot(filepath.Join(plotDir, "fit"), m, d, plotBatches, skip); err != nil {
 			return err
 		}
-		if err := realPartPlot(filepath.Join(plotDir, "re_g"), m); err != nil {
+		if err := realPartPlot(filepath.Join(plotDir, "re_g"), m, storedBound(meta)); err != nil {
 			return err
 		}
 	}

@@ -423,8 +423,8 @@ func holdOut(d *data.Dataset, seed uint64) (train, val *data.Dataset) {
 	for _, i := range perm[:nval] {
 		isVal[i] = true
 	}
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts}
-	val = &data.Dataset{Name: d.Name + " (held-out 20%)", Ts: d.Ts}
+	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
+	val = &data.Dataset{Name: d.Name + " (held-out 20%)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
 	for i, b := range d.Batches {
 		if isVal[i] {
 			val.Batches = append(val.Batches, b)
@@ -445,8 +445,8 @@ const tailFraction = 0.2
 // the model's memory is warm). ok is false when a batch is too short: its
 // training part must hold at least lead samples and its tail at least one.
 func holdOutTails(d *data.Dataset, frac float64, lead int) (train, val *data.Dataset, ok bool) {
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts}
-	val = &data.Dataset{Name: d.Name + fmt.Sprintf(" (last %.0f%% of each batch)", 100*frac), Ts: d.Ts}
+	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
+	val = &data.Dataset{Name: d.Name + fmt.Sprintf(" (last %.0f%% of each batch)", 100*frac), Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
 	for _, b := range d.Batches {
 		n := len(b.U)
 		cut := int(float64(n) * (1 - frac))
@@ -548,7 +548,15 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.out)
 	}
 	if job.plotDir != "" {
-		job.prog.note("note: --plot draws an NFIR's training curves and Re G; the search chose a loop, so %s stays empty ('gputrain eval --model %s --data FILE --plot DIR' draws its output)", job.plotDir, job.out)
+		// The loop's output is its figure (fit.*), as for train --model
+		// loop; the NFIR's training curves and Re G are not the loop's.
+		d := job.val
+		if d == nil {
+			d = job.train
+		}
+		if err := classResponsePlot(filepath.Join(job.plotDir, "fit"), m, d, 3, job.cfg.ValSkip); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }
@@ -623,7 +631,7 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(res.BestValFit), job.out)
 	}
 	if job.plotDir != "" {
-		if err := trainingPlots(job.plotDir, res, job.val, job.train); err != nil {
+		if err := trainingPlots(job.plotDir, res, cfg, job.val, job.train); err != nil {
 			return out, err
 		}
 	}

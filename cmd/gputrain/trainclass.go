@@ -14,7 +14,6 @@ import (
 
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
-	"github.com/passivenfir/gputrain/plot"
 )
 
 // defaultModel is the class train fits with no --model: the NFIR of
@@ -228,12 +227,8 @@ func (j *classTrain) run(e *env) error {
 		if d == nil {
 			d = trainSet
 		}
-		var traces []plot.Trace
-		for i, b := range d.Batches[:min(3, d.Len())] {
-			traces = append(traces, plot.Trace{Title: fmt.Sprintf("%s, %s (%s, free run)", d.Name, b.Name(i), j.name), Y: b.Y, YSim: m.Simulate(b.U), YClean: b.YClean})
-		}
-		if err := plot.Responses(filepath.Join(j.plotDir, "fit"), traces, d.Ts); err != nil {
-			return failf("%v", err)
+		if err := classResponsePlot(filepath.Join(j.plotDir, "fit"), m, d, 3, valSkip); err != nil {
+			return err
 		}
 	}
 	if j.jsonOut {
