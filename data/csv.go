@@ -212,7 +212,7 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 			return fmt.Errorf("data: %s line %d: longer than %d bytes; is this a CSV file with one sample per line?: %w",
 				sp.name, lr.line, maxLineBytes, ErrTooLarge)
 		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			return fmt.Errorf("data: %s: reading stopped after line %d: %w", sp.name, lr.line, err)
+			return fmt.Errorf("data: %s: reading stopped at line %d: %w", sp.name, lr.line+1, err)
 		}
 		return fmt.Errorf("data: %s line %d: %w", sp.name, lr.line+1, err)
 	}

@@ -224,7 +224,7 @@ func TestReadCSVContext(t *testing.T) {
 		if cr.n > after+128<<10 {
 			t.Errorf("%d bytes read, %d after the cancellation", cr.n, cr.n-after)
 		}
-		if !strings.Contains(err.Error(), "reading stopped after line ") {
+		if !strings.Contains(err.Error(), "reading stopped at line ") {
 			t.Errorf("message %q should say where reading stopped", err)
 		}
 		t.Logf("stopped %v after the start, %d bytes in: %v", time.Since(start), cr.n, err)
