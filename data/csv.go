@@ -301,7 +301,7 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 	for i, w := range sp.required {
 		if colIdx[i] < 0 {
 			return nil, fmt.Errorf("data: %s line %d: missing column %q%s; the header has %q%s; choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
-				sp.name, headerLine, w, didYouMean(w, header, used), strings.Join(header, string(fields.delim)), delimHint(header, fields.delim, sp.delim), ErrMissingColumn)
+				sp.name, headerLine, w, didYouMean(w, header, used), strings.Join(header, string(fields.delim)), delimHint(header, fields.delim), ErrMissingColumn)
 		}
 	}
 	if !sp.ignoreExtra {
@@ -410,15 +410,13 @@ func didYouMean(name string, header []string, used []bool) string {
 	return ""
 }
 
-// delimHint explains a header that another delimiter would split differently: a
-// detected comma where the names hold semicolons or tabs, or a single column of names
-// separated by spaces.
-func delimHint(header []string, used byte, asked Delim) string {
-	if asked == DelimAuto {
-		for _, d := range [...]Delim{DelimSemicolon, DelimTab} {
-			if byte(d) != used && strings.Contains(strings.Join(header, ""), string(byte(d))) {
-				return fmt.Sprintf(" (read with the delimiter %q; if the fields are separated by %q, give --delim %s)", used, byte(d), d)
-			}
+// delimHint explains a header that another delimiter would split differently: names
+// holding a semicolon or tab when the delimiter is another one, or a single column of
+// names separated by spaces.
+func delimHint(header []string, used byte) string {
+	for _, d := range [...]Delim{DelimComma, DelimSemicolon, DelimTab} {
+		if byte(d) != used && strings.Contains(strings.Join(header, ""), string(byte(d))) {
+			return fmt.Sprintf(" (read with the delimiter %q; if the fields are separated by %q, give --delim %s)", used, byte(d), d)
 		}
 	}
 	if len(header) == 1 && len(strings.Fields(header[0])) > 1 {

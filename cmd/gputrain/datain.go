@@ -26,7 +26,7 @@ func readErr(ctx context.Context, flagName string, err error) error {
 	return badInput(flagErr{flagName, err})
 }
 
-// flagHint returns "; did you mean --NAME?" for the flag package's error
+// flagHint returns " (did you mean --NAME?)" for the flag package's error
 // about an undefined flag that is near one of fs's flags, else "".
 func flagHint(fs *flag.FlagSet, err error) string {
 	const undefined = "flag provided but not defined: -"
@@ -38,7 +38,7 @@ func flagHint(fs *flag.FlagSet, err error) string {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if s, ok := suggest.Closest(typed, names); ok {
-		return fmt.Sprintf("; did you mean --%s?", s)
+		return fmt.Sprintf(" (did you mean --%s?)", s)
 	}
 	return ""
 }

@@ -108,7 +108,8 @@ func TestDataFileDialects(t *testing.T) {
 		args    []string
 		mention string
 	}{
-		{[]string{"--data", semi, "--delim", "comma"}, `missing column "u"`},
+		{[]string{"--data", semi, "--delim", "comma"}, `missing column "u"; the header has "batch;u;y" (read with the delimiter ','; if the fields are separated by ';', give --delim semicolon)`},
+		{[]string{"--data", semi, "--delim", "tab"}, `give --delim semicolon`},
 		{[]string{"--data", semi, "--delim", "pipe"}, `invalid value "pipe" for flag -delim: want auto, comma`},
 		{[]string{"--data", dup}, `unknown column "note"`},
 	} {
@@ -129,7 +130,7 @@ func TestDidYouMean(t *testing.T) {
 		args    []string
 		mention string // "" for no suggestion
 	}{
-		{[]string{"train", "--tapps", "3"}, "flag provided but not defined: -tapps; did you mean --taps?"},
+		{[]string{"train", "--tapps", "3"}, "flag provided but not defined: -tapps (did you mean --taps?); run 'gputrain train --help'"},
 		{[]string{"train", "-brnaches", "3"}, "did you mean --branches?"},
 		{[]string{"eval", "--dta", p}, "did you mean --data?"},
 		{[]string{"simulate", "--modle", p}, "did you mean --model?"},
