@@ -127,6 +127,9 @@ func stdinErr(g *guardReader, opt ReadOptions, err error) error {
 // readFormat reads a dataset in the format of extension ext from r, or, for .npz, from
 // ra of the given size.
 func readFormat(ctx context.Context, r io.Reader, ra io.ReaderAt, size int64, ext, name string, opt ReadOptions) (*Dataset, error) {
+	if err := ctx.Err(); err != nil { // the .npz reader does not check ctx
+		return nil, fmt.Errorf("data: %s: reading stopped: %w", name, err)
+	}
 	g := &guardReader{ctx: ctx, r: r, n: -1}
 	var d *Dataset
 	var err error
