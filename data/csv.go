@@ -3,36 +3,49 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/passivenfir/gputrain/internal/suggest"
 )
 
 // maxLineBytes bounds one CSV line: a numeric row is a few hundred bytes at most, and a
 // file without newlines must not be buffered whole.
 const maxLineBytes = 1 << 20
 
-// capReader passes at most n bytes through (n < 0: unlimited) and fails with errCap
-// when the underlying reader has more.
-type capReader struct {
-	r io.Reader
-	n int64
+// guardReader passes at most n bytes through (n < 0: unlimited), failing with errCap
+// when the underlying reader has more, and fails with ctx's error once ctx is done
+// (ctx nil: never). Readers read in chunks of 64 KiB, a fraction of a millisecond of
+// parsing, so a cancelled read stops at once.
+type guardReader struct {
+	ctx    context.Context
+	r      io.Reader
+	n      int64
+	capped bool // errCap was returned
 }
 
 var errCap = errors.New("size limit reached")
 
-func (c *capReader) Read(p []byte) (int, error) {
-	if c.n < 0 {
-		return c.r.Read(p)
+func (g *guardReader) Read(p []byte) (int, error) {
+	if g.ctx != nil {
+		if err := g.ctx.Err(); err != nil {
+			return 0, err
+		}
 	}
-	if c.n == 0 {
+	if g.n < 0 {
+		return g.r.Read(p)
+	}
+	if g.n == 0 {
 		var b [1]byte
 		for {
-			k, err := c.r.Read(b[:])
+			k, err := g.r.Read(b[:])
 			if k > 0 {
+				g.capped = true
 				return 0, errCap
 			}
 			if err != nil {
@@ -40,11 +53,11 @@ func (c *capReader) Read(p []byte) (int, error) {
 			}
 		}
 	}
-	if int64(len(p)) > c.n {
-		p = p[:c.n]
+	if int64(len(p)) > g.n {
+		p = p[:g.n]
 	}
-	k, err := c.r.Read(p)
-	c.n -= int64(k)
+	k, err := g.r.Read(p)
+	g.n -= int64(k)
 	return k, err
 }
 
@@ -94,6 +107,7 @@ type csvSpec struct {
 	batch       string   // grouping column name ("" = none); optional in the file
 	ignoreExtra bool     // skip columns not listed instead of failing
 	maxBytes    int64    // < 0: unlimited
+	delim       Delim    // DelimAuto: detected from the header line
 }
 
 // csvData is the parse result: per batch, one slice per column of required+optional
@@ -103,14 +117,6 @@ type csvData struct {
 	labels  []string // per batch: its batch-column id ("" without a batch column)
 	lines   []int    // per batch: the file line of its first row
 	present []bool   // per optional column
-}
-
-func trimField(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		s = strings.TrimSpace(s[1 : len(s)-1])
-	}
-	return s
 }
 
 // numKind classifies a CSV field as a number.
@@ -189,9 +195,14 @@ func parseNumber(s string) (float64, numKind) {
 	return 0, numInvalid
 }
 
-// parseCSV streams r line by line; memory is about the parsed floats.
-func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
-	lr := &lineReader{br: bufio.NewReaderSize(&capReader{r: r, n: sp.maxBytes}, 64<<10)}
+// parseCSV streams r line by line and splits each line into fields with encoding/csv
+// (fieldSplitter); memory is about the parsed floats. It stops with ctx's error once
+// ctx is done.
+func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
+	if err := sp.delim.Check(); err != nil {
+		return nil, err
+	}
+	lr := &lineReader{br: bufio.NewReaderSize(&guardReader{ctx: ctx, r: r, n: sp.maxBytes}, 64<<10)}
 	wrapRead := func(err error) error {
 		switch {
 		case errors.Is(err, errCap):
@@ -200,11 +211,14 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 		case errors.Is(err, errLineTooLong):
 			return fmt.Errorf("data: %s line %d: longer than %d bytes; is this a CSV file with one sample per line?: %w",
 				sp.name, lr.line, maxLineBytes, ErrTooLarge)
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			return fmt.Errorf("data: %s: reading stopped at line %d: %w", sp.name, lr.line+1, err)
 		}
 		return fmt.Errorf("data: %s line %d: %w", sp.name, lr.line+1, err)
 	}
-	// Header: the first non-blank line.
+	// Header: the first non-blank line, which also gives the delimiter.
 	var header []string
+	var fields *fieldSplitter
 	for header == nil {
 		line, err := lr.next()
 		if errors.Is(err, io.EOF) {
@@ -220,8 +234,18 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		for _, f := range bytes.Split(line, []byte(",")) {
-			header = append(header, trimField(f))
+		delim := sp.delim
+		if delim == DelimAuto {
+			delim = detectDelim(line)
+		}
+		fields = newFieldSplitter(byte(delim))
+		rec, err := fields.split(line)
+		if err != nil {
+			return nil, fmt.Errorf("data: %s line %d: %v: %w", sp.name, lr.line, err, ErrFormat)
+		}
+		header = make([]string, len(rec))
+		for j, f := range rec {
+			header[j] = strings.TrimSpace(f)
 		}
 	}
 	headerLine := lr.line
@@ -234,45 +258,61 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 	}
 	if allNumeric {
 		return nil, fmt.Errorf("data: %s line %d: the first line holds numbers, not column names; add a header such as %q: %w",
-			sp.name, headerLine, strings.Join(sp.required, ","), ErrMissingColumn)
+			sp.name, headerLine, strings.Join(sp.required, string(fields.delim)), ErrMissingColumn)
+	}
+	// Names match case-insensitively. A name that appears twice is an error only where
+	// the column is used: files exported from spreadsheets and loggers often repeat the
+	// name of a column nobody reads.
+	at := map[string][]int{} // lower-case name -> fields
+	for j, h := range header {
+		k := strings.ToLower(h)
+		at[k] = append(at[k], j)
+	}
+	used := make([]bool, nf)
+	find := func(name string) (int, error) {
+		js := at[strings.ToLower(name)]
+		switch len(js) {
+		case 0:
+			return -1, nil
+		case 1:
+			used[js[0]] = true
+			return js[0], nil
+		}
+		return -1, fmt.Errorf("data: %s line %d: column %q appears twice (fields %d and %d); rename one: %w",
+			sp.name, headerLine, header[js[1]], js[0]+1, js[1]+1, ErrUnknownColumn)
 	}
 	wanted := append(append([]string(nil), sp.required...), sp.optional...)
 	colIdx := make([]int, len(wanted)) // header index of each wanted column, -1 if absent
-	for i := range colIdx {
-		colIdx[i] = -1
+	for i, w := range wanted {
+		j, err := find(w)
+		if err != nil {
+			return nil, err
+		}
+		colIdx[i] = j
 	}
-	batchIdx, unknown := -1, -1
-	seen := map[string]int{}
-	for j, h := range header {
-		key := strings.ToLower(h)
-		if prev, dup := seen[key]; dup {
-			return nil, fmt.Errorf("data: %s line %d: column %q appears twice (fields %d and %d); rename one: %w",
-				sp.name, headerLine, h, prev+1, j+1, ErrUnknownColumn)
+	batchIdx := -1
+	if sp.batch != "" {
+		j, err := find(sp.batch)
+		if err != nil {
+			return nil, err
 		}
-		seen[key] = j
-		known := false
-		for i, w := range wanted {
-			if strings.EqualFold(h, w) {
-				colIdx[i], known = j, true
-			}
-		}
-		if sp.batch != "" && strings.EqualFold(h, sp.batch) {
-			batchIdx, known = j, true
-		}
-		if !known && unknown < 0 {
-			unknown = j
-		}
+		batchIdx = j
 	}
 	for i, w := range sp.required {
 		if colIdx[i] < 0 {
-			return nil, fmt.Errorf("data: %s line %d: missing column %q; the header has %q; choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
-				sp.name, headerLine, w, strings.Join(header, ","), ErrMissingColumn)
+			return nil, fmt.Errorf("data: %s line %d: missing column %q%s; the header has %q%s; choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
+				sp.name, headerLine, w, didYouMean(w, header, used), strings.Join(header, string(fields.delim)), delimHint(header, fields.delim), ErrMissingColumn)
 		}
 	}
-	if unknown >= 0 && !sp.ignoreExtra {
-		opt := append(append([]string(nil), sp.optional...), sp.batch)
-		return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, name the columns with --u and --y, or skip other columns with --ignore-extra (from Go: ReadOptions.UCol, YCol, IgnoreExtra): %w",
-			sp.name, headerLine, header[unknown], unknown+1, strings.Join(sp.required, ","), strings.Join(opt, ","), ErrUnknownColumn)
+	if !sp.ignoreExtra {
+		for j, h := range header {
+			if used[j] {
+				continue
+			}
+			opt := append(append([]string(nil), sp.optional...), sp.batch)
+			return nil, fmt.Errorf("data: %s line %d: unknown column %q (field %d); expected %s (optional %s); remove it, name the columns with --u and --y, or skip other columns with --ignore-extra (from Go: ReadOptions.UCol, YCol, IgnoreExtra): %w",
+				sp.name, headerLine, h, j+1, strings.Join(sp.required, ","), strings.Join(opt, ","), ErrUnknownColumn)
+		}
 	}
 	out := &csvData{present: make([]bool, len(sp.optional))}
 	for i := range sp.optional {
@@ -297,14 +337,17 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue // tolerate blank lines (e.g. a trailing one)
 		}
-		fields := bytes.Split(line, []byte(","))
-		if len(fields) != nf {
+		rec, err := fields.split(line)
+		if err != nil {
+			return nil, fmt.Errorf("data: %s line %d: %v: %w", sp.name, lr.line, err, ErrFormat)
+		}
+		if len(rec) != nf {
 			return nil, fmt.Errorf("data: %s line %d: %d fields but the header has %d; every row needs one value per column: %w",
-				sp.name, lr.line, len(fields), nf, ErrRaggedRow)
+				sp.name, lr.line, len(rec), nf, ErrRaggedRow)
 		}
 		id := ""
 		if batchIdx >= 0 {
-			id = trimField(fields[batchIdx])
+			id = strings.TrimSpace(rec[batchIdx])
 			if id == "" {
 				return nil, fmt.Errorf("data: %s line %d column %q: empty batch id; give every row its batch: %w",
 					sp.name, lr.line, header[batchIdx], ErrNotNumeric)
@@ -316,6 +359,7 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 					sp.name, lr.line, header[batchIdx], id, curID, curLine, id, l, ErrInterleavedBatch)
 			}
 			flush()
+			id = strings.Clone(id) // rec's strings share one allocation per line
 			started[id] = lr.line
 			curID, curLine = id, lr.line
 			out.labels, out.lines = append(out.labels, id), append(out.lines, lr.line)
@@ -325,15 +369,15 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 			if j < 0 {
 				continue
 			}
-			s := trimField(fields[j])
+			s := strings.TrimSpace(rec[j])
 			v, k := parseNumber(s)
 			switch k {
 			case numNotDecimal:
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a decimal number; hexadecimal, octal and binary notation and _ digit separators are not accepted, write plain decimals such as 1000, -1.5 or 2.5e-3: %w",
 					sp.name, lr.line, header[j], s, ErrNotNumeric)
 			case numInvalid:
-				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a number; fix or remove the row: %w",
-					sp.name, lr.line, header[j], s, ErrNotNumeric)
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a number%s; fix or remove the row: %w",
+					sp.name, lr.line, header[j], s, decimalCommaHint(s), ErrNotNumeric)
 			case numOverflow:
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is beyond the float64 range (±1.8e308); rescale the column: %w",
 					sp.name, lr.line, header[j], s, ErrNotFinite)
@@ -349,6 +393,47 @@ func parseCSV(r io.Reader, sp csvSpec) (*csvData, error) {
 		return nil, fmt.Errorf("data: %s: a header but no data rows: %w", sp.name, ErrEmpty)
 	}
 	return out, nil
+}
+
+// didYouMean returns ` (did you mean "NAME"?)` for the unused header name nearest to
+// name, or "" when none is near.
+func didYouMean(name string, header []string, used []bool) string {
+	var free []string
+	for j, h := range header {
+		if !used[j] {
+			free = append(free, h)
+		}
+	}
+	if s, ok := suggest.Closest(name, free); ok {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// delimHint explains a header that another delimiter would split differently: names
+// holding a semicolon or tab when the delimiter is another one, or a single column of
+// names separated by spaces.
+func delimHint(header []string, used byte) string {
+	for _, d := range [...]Delim{DelimComma, DelimSemicolon, DelimTab} {
+		if byte(d) != used && strings.Contains(strings.Join(header, ""), string(byte(d))) {
+			return fmt.Sprintf(" (read with the delimiter %q; if the fields are separated by %q, give --delim %s)", used, byte(d), d)
+		}
+	}
+	if len(header) == 1 && len(strings.Fields(header[0])) > 1 {
+		return " (one column: separate the names and values with commas, semicolons or tabs; spaces do not separate fields)"
+	}
+	return ""
+}
+
+// decimalCommaHint explains a number written with a decimal comma ("1,5"), which
+// files with ; or tab delimiters from some locales hold.
+func decimalCommaHint(s string) string {
+	if strings.Count(s, ",") == 1 {
+		if _, k := parseNumber(strings.Replace(s, ",", ".", 1)); k == numOK {
+			return "; decimal commas are not read, write " + strings.Replace(s, ",", ".", 1)
+		}
+	}
+	return ""
 }
 
 // ReadOptions selects columns (CSV) or variables (.npz, .mat) and bounds resources.
@@ -370,6 +455,12 @@ type ReadOptions struct {
 	Ts float64
 	// MinLen, when > 0, makes the reader call Validate(MinLen) on the result.
 	MinLen int
+	// Delim is the CSV field delimiter; DelimAuto (the default) takes it from the header
+	// line.
+	Delim Delim
+	// Stdin, when not nil, is what ReadFile and ReadFileContext read for the path "-",
+	// the command-line convention for standard input; nil leaves "-" an ordinary name.
+	Stdin io.Reader
 }
 
 // DefaultMaxBytes is the input size limit when ReadOptions.MaxBytes is 0.
@@ -395,23 +486,35 @@ func (o ReadOptions) withDefaults() ReadOptions {
 }
 
 // ReadCSV reads a dataset from CSV text; name is used in error messages and as the
-// Dataset's Name. The text needs a header line; u and y columns are required, the batch
-// and y_clean columns are optional, and each batch's rows must be contiguous and in time
-// order (a batch id reappearing later is ErrInterleavedBatch). Values must be finite
-// decimal numbers such as 1, -1.5, +2, .5, 5. or 1e-3 (ErrNotNumeric for anything else,
-// Go's hexadecimal notation and _ digit separators included; ErrNotFinite for NaN, ±Inf
-// and values beyond the float64 range); fields may be surrounded by spaces or double
-// quotes, but quoted commas are not supported. A first line of numbers only is no header
-// (ErrMissingColumn). Blank lines are skipped. Input is streamed line by line.
+// Dataset's Name. It is ReadCSVContext without a context.
 func ReadCSV(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
+	return ReadCSVContext(context.Background(), r, name, opt)
+}
+
+// ReadCSVContext reads a dataset from CSV text; name is used in error messages and as
+// the Dataset's Name. The text needs a header line; u and y columns are required, the
+// batch and y_clean columns are optional, and each batch's rows must be contiguous and in
+// time order (a batch id reappearing later is ErrInterleavedBatch). Fields are separated
+// by opt.Delim, by default the most frequent of ',', ';' and tab on the header line, and
+// may be quoted as RFC 4180 and spreadsheets do ("1.5", "a ""b"""), within one line;
+// blanks around fields and their quotes are ignored, as is a UTF-8 byte order mark.
+// Values must be finite decimal numbers such as 1, -1.5, +2, .5, 5. or 1e-3
+// (ErrNotNumeric for anything else, Go's hexadecimal notation, _ digit separators and
+// decimal commas included; ErrNotFinite for NaN, ±Inf and values beyond the float64
+// range). A first line of numbers only is no header (ErrMissingColumn). A name may
+// appear twice in the header only for a column that is not read. Blank lines are
+// skipped. Input is streamed line by line; when ctx is done, reading stops with an
+// error wrapping ctx.Err().
+func ReadCSVContext(ctx context.Context, r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	opt = opt.withDefaults()
-	cd, err := parseCSV(r, csvSpec{
+	cd, err := parseCSV(ctx, r, csvSpec{
 		name:        name,
 		required:    []string{opt.UCol, opt.YCol},
 		optional:    []string{opt.YCleanCol},
 		batch:       opt.BatchCol,
 		ignoreExtra: opt.IgnoreExtra,
 		maxBytes:    opt.MaxBytes,
+		delim:       opt.Delim,
 	})
 	if err != nil {
 		return nil, err
@@ -446,7 +549,7 @@ func ReadColumns(path string, opt ReadOptions, cols ...string) ([][]float64, err
 		return nil, err
 	}
 	defer f.Close()
-	cd, err := parseCSV(f, csvSpec{name: path, required: cols, ignoreExtra: opt.IgnoreExtra, maxBytes: opt.MaxBytes})
+	cd, err := parseCSV(context.Background(), f, csvSpec{name: path, required: cols, ignoreExtra: opt.IgnoreExtra, maxBytes: opt.MaxBytes, delim: opt.Delim})
 	if err != nil {
 		return nil, err
 	}

@@ -25,9 +25,14 @@
 //
 // CSV: a header line, then one sample per line. Columns u and y (names selectable with
 // [ReadOptions]), an optional batch column grouping rows into experiments (each batch's
-// rows contiguous and in time order) and an optional y_clean column. Values are decimal
-// numbers (1, -1.5, .5, 1e-3); Go-only forms such as hexadecimal floats or 1_000 are
-// refused.
+// rows contiguous and in time order) and an optional y_clean column. Fields are split by
+// encoding/csv: separated by ',', ';' or tab (the first of them in the header line, or
+// [ReadOptions.Delim]), optionally quoted within one line, blanks around them ignored. Values
+// are decimal numbers (1, -1.5, .5, 1e-3); Go-only forms such as hexadecimal floats or
+// 1_000, and decimal commas, are refused.
+//
+// Standard input: [ReadFile] reads [ReadOptions.Stdin] for the path "-", in the format
+// its first bytes show.
 //
 // NumPy .npz: arrays u and y (and optionally y_clean) of equal shape; a vector, of shape
 // (T,), (T, 1) or (1, T), is one batch of T samples, and a B×T array with B, T > 1 holds

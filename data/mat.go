@@ -19,6 +19,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/passivenfir/gputrain/internal/suggest"
 )
 
 const (
@@ -61,7 +63,31 @@ func matElemSize(t uint32) int {
 type matReader struct {
 	name   string
 	order  binary.ByteOrder
-	budget int64 // bytes that may still be allocated for data; < 0: unlimited
+	budget int64    // bytes that may still be allocated for data; < 0: unlimited
+	seen   []string // every variable read so far, described for messages: "u (double 100×1)"
+}
+
+// matClassNames names the MATLAB array classes (mxCELL_CLASS = 1 to mxUINT64_CLASS = 15).
+var matClassNames = [...]string{1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse", 6: "double", 7: "single",
+	8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32", 13: "uint32", 14: "int64", 15: "uint64"}
+
+// matDescribe describes a variable for the list in messages: its name, class and size.
+func matDescribe(name string, class, flags uint32, dims []int) string {
+	c := fmt.Sprintf("class %d", class)
+	if int(class) < len(matClassNames) && matClassNames[class] != "" {
+		c = matClassNames[class]
+	}
+	switch {
+	case flags&matLogicalFlag != 0:
+		c = "logical"
+	case flags&matComplexFlag != 0:
+		c = "complex " + c
+	}
+	size := make([]string, len(dims))
+	for i, d := range dims {
+		size[i] = strconv.Itoa(d)
+	}
+	return fmt.Sprintf("%s (%s %s)", name, c, strings.Join(size, "×"))
 }
 
 var errMatTruncated = errors.New("truncated")
@@ -182,6 +208,7 @@ func (m *matReader) matrix(r io.Reader, want func(string) bool) (v *matVar, ok b
 		return nil, false, m.errf("array name: type %d", typ)
 	}
 	name := string(nb)
+	m.seen = append(m.seen, matDescribe(name, class, fw, dims))
 	if class < mxDOUBLE_CLASS || class > mxUINT64_CLASS || !want(name) {
 		return nil, false, nil // cell, struct, char, sparse, ... or not asked for
 	}
@@ -256,10 +283,17 @@ func matIntHint(name string) string {
 
 // readMATVars returns the wanted real numeric variables of a v5 MAT-file.
 func readMATVars(r io.Reader, name string, maxBytes int64, want func(string) bool) (map[string]*matVar, error) {
+	vars, _, err := readMATVarList(r, name, maxBytes, want)
+	return vars, err
+}
+
+// readMATVarList returns the wanted real numeric variables of a v5 MAT-file and a
+// description of every variable in it, for messages.
+func readMATVarList(r io.Reader, name string, maxBytes int64, want func(string) bool) (map[string]*matVar, []string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var hdr [128]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil {
-		return nil, fmt.Errorf("data: %s: shorter than a MAT-file header: %w", name, ErrFormat)
+		return nil, nil, fmt.Errorf("data: %s: shorter than a MAT-file header: %w", name, ErrFormat)
 	}
 	m := &matReader{name: name, budget: maxBytes}
 	switch string(hdr[126:128]) {
@@ -269,15 +303,15 @@ func readMATVars(r io.Reader, name string, maxBytes int64, want func(string) boo
 		m.order = binary.BigEndian
 	default:
 		if bytes.HasPrefix(hdr[:], []byte("MATLAB 7.3")) {
-			return nil, fmt.Errorf("data: %s: MATLAB v7.3 (HDF5) files are not supported; re-save with save(..., '-v7'): %w", name, ErrFormat)
+			return nil, nil, fmt.Errorf("data: %s: MATLAB v7.3 (HDF5) files are not supported; re-save with save(..., '-v7'): %w", name, ErrFormat)
 		}
-		return nil, fmt.Errorf("data: %s: not a MATLAB v5 MAT-file (no endian indicator); re-save with save(..., '-v7'): %w", name, ErrFormat)
+		return nil, nil, fmt.Errorf("data: %s: not a MATLAB v5 MAT-file (no endian indicator); re-save with save(..., '-v7'): %w", name, ErrFormat)
 	}
 	if v := m.order.Uint16(hdr[124:]); v != 0x0100 {
 		if v == 0x0200 {
-			return nil, fmt.Errorf("data: %s: MATLAB v7.3 (HDF5) files are not supported; re-save with save(..., '-v7'): %w", name, ErrFormat)
+			return nil, nil, fmt.Errorf("data: %s: MATLAB v7.3 (HDF5) files are not supported; re-save with save(..., '-v7'): %w", name, ErrFormat)
 		}
-		return nil, fmt.Errorf("data: %s: MAT-file version 0x%04x, want 0x0100: %w", name, v, ErrFormat)
+		return nil, nil, fmt.Errorf("data: %s: MAT-file version 0x%04x, want 0x0100: %w", name, v, ErrFormat)
 	}
 	vars := map[string]*matVar{}
 	trunc := func(err error) error {
@@ -292,7 +326,7 @@ func readMATVars(r io.Reader, name string, maxBytes int64, want func(string) boo
 			break
 		}
 		if err != nil {
-			return nil, trunc(err)
+			return nil, nil, trunc(err)
 		}
 		if small != nil {
 			continue
@@ -306,7 +340,7 @@ func readMATVars(r io.Reader, name string, maxBytes int64, want func(string) boo
 		case miCOMPRESSED:
 			zr, zerr := zlib.NewReader(lr)
 			if zerr != nil {
-				return nil, fmt.Errorf("data: %s: bad compressed element (%v): %w", name, zerr, ErrFormat)
+				return nil, nil, fmt.Errorf("data: %s: bad compressed element (%v): %w", name, zerr, ErrFormat)
 			}
 			var it uint32
 			var isz int64
@@ -322,37 +356,59 @@ func readMATVars(r io.Reader, name string, maxBytes int64, want func(string) boo
 			}
 		}
 		if err != nil {
-			return nil, trunc(err)
+			return nil, nil, trunc(err)
 		}
 		if ok {
 			if _, dup := vars[v.name]; dup {
-				return nil, fmt.Errorf("data: %s: variable %q appears twice: %w", name, v.name, ErrFormat)
+				return nil, nil, fmt.Errorf("data: %s: variable %q appears twice: %w", name, v.name, ErrFormat)
 			}
 			vars[v.name] = v
 		}
 		// Skip what was not consumed, then the padding of uncompressed elements.
 		if _, err := io.Copy(io.Discard, lr); err != nil {
-			return nil, fmt.Errorf("data: %s: %v: %w", name, err, ErrFormat)
+			return nil, nil, fmt.Errorf("data: %s: %v: %w", name, err, ErrFormat)
 		}
 		if lr.N > 0 {
-			return nil, fmt.Errorf("data: %s: truncated or corrupt MAT-file: %w", name, ErrFormat)
+			return nil, nil, fmt.Errorf("data: %s: truncated or corrupt MAT-file: %w", name, ErrFormat)
 		}
 		if typ != miCOMPRESSED {
 			if pad := (8 - size%8) % 8; pad > 0 {
 				if _, err := io.CopyN(io.Discard, br, pad); err != nil && !errors.Is(err, io.EOF) {
-					return nil, fmt.Errorf("data: %s: %v: %w", name, err, ErrFormat)
+					return nil, nil, fmt.Errorf("data: %s: %v: %w", name, err, ErrFormat)
 				}
 			}
 		}
 	}
-	return vars, nil
+	return vars, m.seen, nil
+}
+
+// matList lists the described variables of a MAT-file for a message.
+func matList(seen []string) string {
+	if len(seen) == 0 {
+		return "no variables"
+	}
+	return "the variables " + strings.Join(seen, ", ")
+}
+
+// matDidYouMean suggests the variable nearest to col, if one is near.
+func matDidYouMean(col string, seen []string) string {
+	var names []string
+	for _, s := range seen {
+		if n := s[:strings.LastIndex(s, " (")]; n != col { // col itself is there but not numeric
+			names = append(names, n)
+		}
+	}
+	if s, ok := suggest.Closest(col, names); ok {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }
 
 // readMAT reads variables u, y (names from opt) and optionally y_clean: a vector is one
 // batch, a T×B matrix one batch per column. Other variables are ignored.
 func readMAT(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	want := func(s string) bool { return s == opt.UCol || s == opt.YCol || s == opt.YCleanCol }
-	vars, err := readMATVars(r, name, opt.MaxBytes, want)
+	vars, seen, err := readMATVarList(r, name, opt.MaxBytes, want)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +430,8 @@ func readMAT(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	get := func(col string, required bool) (*matVar, error) {
 		v := vars[col]
 		if v == nil && required {
-			return nil, fmt.Errorf("data: %s: no real numeric variable %q; choose the variable names with --u and --y (from Go: ReadOptions.UCol, YCol): %w", name, col, ErrMissingColumn)
+			return nil, fmt.Errorf("data: %s: no real numeric variable %q%s; the file holds %s; choose the variable names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
+				name, col, matDidYouMean(col, seen), matList(seen), ErrMissingColumn)
 		}
 		if v != nil {
 			if err := checkFinite(name, "variable "+col, v.data); err != nil {

@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/passivenfir/gputrain/internal/suggest"
 
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
@@ -316,17 +317,13 @@ func npzLayout(shape []int) (nb, T int, ok bool) {
 // readNPZ reads arrays u and y (names from opt) and optionally y_clean from an .npz
 // archive: a vector ((T,), (T, 1) or (1, T)) is one batch, a B×T array B batches (see
 // npzLayout). Other arrays are ignored (archives often hold more than one dataset).
-func readNPZ(f *os.File, name string, opt ReadOptions) (*Dataset, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
-	}
+func readNPZ(f io.ReaderAt, size int64, name string, opt ReadOptions) (*Dataset, error) {
 	// archive/zip directly rather than npyio's npz.Reader: it gives each
 	// entry's uncompressed size, which bounds what a corrupt header may claim.
 	var zr *zip.Reader
 	if err := noPanic(name, func() error {
 		var err error
-		if zr, err = zip.NewReader(f, fi.Size()); err != nil {
+		if zr, err = zip.NewReader(f, size); err != nil {
 			return fmt.Errorf("data: %s: not an .npz (zip) archive, or the archive is truncated or corrupt: %w", name, ErrFormat)
 		}
 		return nil
@@ -349,8 +346,12 @@ func readNPZ(f *os.File, name string, opt ReadOptions) (*Dataset, error) {
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return nil, fmt.Errorf("data: %s: no array %q (arrays: %s); save it with numpy.savez(path, u=..., y=...) or choose the names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
-				name, col, strings.Join(names, ","), ErrMissingColumn)
+			hint := ""
+			if s, ok := suggest.Closest(col, names); ok {
+				hint = fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, fmt.Errorf("data: %s: no array %q%s (arrays: %s); save it with numpy.savez(path, u=..., y=...) or choose the names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
+				name, col, hint, strings.Join(names, ","), ErrMissingColumn)
 		}
 		rc, err := k.Open()
 		if err != nil {

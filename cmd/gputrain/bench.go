@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -41,7 +42,7 @@ func runBench(e *env, args []string) error {
 // mass-spring-damper training data.
 func benchData(path string, cols *columns, batches int, seed uint64) (*data.Dataset, error) {
 	if path != "" {
-		return readData("data", path, cols.options(0), 1)
+		return readData(context.Background(), "data", path, cols.options(0), 1)
 	}
 	if batches < 1 {
 		return nil, usagef("--batches %d: must be ≥ 1", batches)

@@ -72,20 +72,20 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 		}
 	}
 	opt := cols.options(ts)
-	train, err := readData("data", dataPath, opt, 1)
+	train, err := readData(e.ctx, "data", dataPath, opt, 1)
 	if err != nil {
 		return err
 	}
 	if zeroInput(train) {
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
-	val, err := readData("val", valPath, opt, valSkip+1)
+	val, err := readData(e.ctx, "val", valPath, opt, valSkip+1)
 	if err != nil {
 		return err
 	}
 	var test *data.Dataset
 	if testPath != "" {
-		if test, err = readData("test", testPath, opt, skip+1); err != nil {
+		if test, err = readData(e.ctx, "test", testPath, opt, skip+1); err != nil {
 			return err
 		}
 	}

@@ -47,7 +47,7 @@ func runEval(e *env, args []string) error {
 		jsonOut                              bool
 	)
 	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
-	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat")
+	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat; - reads standard input")
 	fs.IntVar(&skip, "skip", 0, "score from sample N on (e.g. 50 to skip a transient, as the paper does for the robot)")
 	fs.StringVar(&plotDir, "plot", "", "directory for measured-vs-simulated and Re G plots (PNG and SVG)")
 	fs.IntVar(&workers, "workers", 0, "batches simulated at once (0: one per CPU)")
@@ -101,7 +101,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 		ts = meta.Ts
 	}
 	cols.useModel(fs, meta.Training)
-	d, err := cols.read(ts, func(opt data.ReadOptions) (*data.Dataset, error) { return readData("data", dataPath, opt, 1) })
+	d, err := cols.read(ts, func(opt data.ReadOptions) (*data.Dataset, error) { return readData(e.ctx, "data", dataPath, opt, 1) })
 	if err != nil {
 		return err
 	}

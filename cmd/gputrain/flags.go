@@ -54,6 +54,7 @@ func (l *intList) Set(s string) error {
 type columns struct {
 	u, y        string
 	ignoreExtra bool
+	delim       data.Delim
 	// stored* are the names set by useModel from the model's training
 	// object rather than by the user: read falls back to u and y for them.
 	storedU, storedY bool
@@ -72,12 +73,13 @@ func addColumnFlags(fs *flag.FlagSet, yUsage string) *columns {
 	fs.StringVar(&c.u, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
 	fs.StringVar(&c.y, "y", "y", yUsage)
 	fs.BoolVar(&c.ignoreExtra, "ignore-extra", false, "skip CSV columns other than the input, output, batch and y_clean columns (a time column, say) instead of refusing the file")
+	fs.Var(&c.delim, "delim", "the `delimiter` of CSV fields: auto (the first of comma, semicolon and tab in the header line), comma, semicolon or tab")
 	return c
 }
 
 // options returns the read options for these columns and sampling time ts.
 func (c *columns) options(ts float64) data.ReadOptions {
-	return data.ReadOptions{UCol: c.u, YCol: c.y, IgnoreExtra: c.ignoreExtra, Ts: ts}
+	return data.ReadOptions{UCol: c.u, YCol: c.y, IgnoreExtra: c.ignoreExtra, Ts: ts, Delim: c.delim, Stdin: stdin}
 }
 
 // note says in the help of --u and --y that a command reading a model uses

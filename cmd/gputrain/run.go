@@ -211,7 +211,7 @@ func parseFlags(e *env, fs *flag.FlagSet, spec flagSpec, args []string) error {
 			printHelp(e.stdout, fs, spec)
 			return errHelp
 		}
-		return usagef("%v; run '%s --help' for usage", err, name)
+		return usagef("%v%s; run '%s --help' for usage", err, flagHint(fs, err), name)
 	}
 	if fs.NArg() > 0 {
 		hint := ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,16 +15,16 @@ import (
 // CSV, the batch column. Every other column or variable is left unread, the
 // measured output whatever its name included: the simulation does not use
 // it, and a file need not have one.
-func readInputs(path string, opt data.ReadOptions) (*data.Dataset, error) {
+func readInputs(ctx context.Context, path string, opt data.ReadOptions) (*data.Dataset, error) {
 	if path == "" {
 		return nil, usagef("--data FILE is required (a .csv with column u and optionally batch; or .npy, .npz, .mat)")
 	}
 	// The reader wants an output: name the input for it (and for y_clean,
 	// so that a y_clean column is not read either).
 	opt.YCol, opt.YCleanCol, opt.IgnoreExtra = opt.UCol, opt.UCol, true
-	d, err := data.ReadFile(path, opt)
+	d, err := data.ReadFileContext(ctx, path, opt)
 	if err != nil {
-		return nil, badInput(flagErr{"data", err})
+		return nil, readErr(ctx, "data", err)
 	}
 	if err := d.Validate(1); err != nil {
 		return nil, badInput(flagErr{"data", err})
@@ -35,7 +36,7 @@ func runSimulate(e *env, args []string) error {
 	fs := newFlags("gputrain simulate")
 	var modelPath, dataPath, out, config string
 	fs.StringVar(&modelPath, "model", "", "model file written by 'gputrain train'")
-	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u and optionally batch; other columns are skipped), .npy, .npz or .mat")
+	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u and optionally batch; other columns are skipped), .npy, .npz or .mat; - reads standard input")
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command")
@@ -65,7 +66,7 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 		return err
 	}
 	cols.useModel(fs, meta.Training)
-	d, err := cols.read(0, func(opt data.ReadOptions) (*data.Dataset, error) { return readInputs(dataPath, opt) })
+	d, err := cols.read(0, func(opt data.ReadOptions) (*data.Dataset, error) { return readInputs(e.ctx, dataPath, opt) })
 	if err != nil {
 		return err
 	}

@@ -374,14 +374,15 @@ func checkOutDir(flagName, path string) error {
 }
 
 // readData reads and validates a data file for a model of the given memory;
-// every problem is bad input (exit 2) with the reader's message.
-func readData(flagName, path string, opt data.ReadOptions, minLen int) (*data.Dataset, error) {
+// every problem is bad input (exit 2) with the reader's message, and Ctrl-C
+// (ctx) stops the reading (readErr).
+func readData(ctx context.Context, flagName, path string, opt data.ReadOptions, minLen int) (*data.Dataset, error) {
 	if path == "" {
 		return nil, usagef("--%s FILE is required (a .csv with columns u,y and optionally batch; or .npy, .npz, .mat)", flagName)
 	}
-	d, err := data.ReadFile(path, opt)
+	d, err := data.ReadFileContext(ctx, path, opt)
 	if err != nil {
-		return nil, badInput(flagErr{flagName, err})
+		return nil, readErr(ctx, flagName, err)
 	}
 	if err := d.Validate(minLen); err != nil {
 		return nil, badInput(flagErr{flagName, err})
@@ -661,7 +662,7 @@ func runTrain(e *env, args []string) error {
 		ts                                      float64
 		quiet, jsonOut                          bool
 	)
-	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat")
+	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat; - reads standard input")
 	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5, else the last 20% of each batch after a lead-in of the model memory)")
 	fs.StringVar(&out, "out", "model.json", "model file to write (atomically)")
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
@@ -740,7 +741,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// The search fits its filters to the records it gets.
 		mem = min(mem, searchMinLen)
 	}
-	trainSet, err := readData("data", dataPath, opt, mem)
+	trainSet, err := readData(e.ctx, "data", dataPath, opt, mem)
 	if err != nil {
 		return err
 	}
@@ -766,7 +767,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	var valSet *data.Dataset
 	if valPath != "" {
-		if valSet, err = readData("val", valPath, opt, mem); err != nil {
+		if valSet, err = readData(e.ctx, "val", valPath, opt, mem); err != nil {
 			return err
 		}
 		if a, errA := os.Stat(valPath); errA == nil {

@@ -141,7 +141,7 @@ func (j *classTrain) run(e *env) error {
 		}
 	}
 	opt := j.cols.options(j.ts)
-	trainSet, err := readData("data", j.dataPath, opt, 1)
+	trainSet, err := readData(e.ctx, "data", j.dataPath, opt, 1)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (j *classTrain) run(e *env) error {
 	var valSet *data.Dataset
 	valSkip := cfg.ValSkip
 	if j.valPath != "" {
-		if valSet, err = readData("val", j.valPath, opt, valSkip+1); err != nil {
+		if valSet, err = readData(e.ctx, "val", j.valPath, opt, valSkip+1); err != nil {
 			return err
 		}
 	} else {
