@@ -704,6 +704,9 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			opt.Step(s.theta, grad, d.lr(step, total), d.decay)
 			step++
 		}
+		if err := ctx.Err(); err != nil { // before a validation pass that no one will use
+			return err
+		}
 		trainLoss := sse / float64(rows)
 		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {
 			return fmt.Errorf("trainer: %s: the loss diverged at epoch %d; %s", d.stage, ep+1, d.divergenceHint)
