@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 )
 
@@ -102,6 +103,17 @@ func (m *NFIR) Forward(u, q []float64) ([]float64, error) {
 // output, q(t) = ŷ(t−1), q(0) = 0 (closed loop). For a feed-forward model it
 // equals Forward. It returns the output and the gains used.
 func (m *NFIR) Simulate(u []float64) (y, n []float64) {
+	y, n, _ = m.SimulateContext(context.Background(), u)
+	return y, n
+}
+
+// simulateCheck is the number of samples SimulateContext runs between two
+// looks at its context: microseconds of work, so Ctrl-C acts at once.
+const simulateCheck = 4096
+
+// SimulateContext is Simulate that stops when ctx is cancelled, returning
+// ctx.Err() (and partial outputs): a long record takes seconds.
+func (m *NFIR) SimulateContext(ctx context.Context, u []float64) (y, n []float64, err error) {
 	T, f, mN := len(u), m.NumFeatures(), m.Branches
 	y = make([]float64, T)
 	n = make([]float64, T*mN)
@@ -112,6 +124,11 @@ func (m *NFIR) Simulate(u []float64) (y, n []float64) {
 		work = make([]float64, 2*maxInt(m.Lift.Sizes))
 	}
 	for t := 0; t < T; t++ {
+		if t%simulateCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				return y, n, err
+			}
+		}
 		if t > 0 {
 			q[t] = y[t-1]
 		}
@@ -121,7 +138,7 @@ func (m *NFIR) Simulate(u []float64) (y, n []float64) {
 		}
 		y[t] = m.outputAt(u, n, t)
 	}
-	return y, n
+	return y, n, nil
 }
 
 func maxInt(v []int) int {

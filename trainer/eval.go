@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -23,6 +24,13 @@ type Eval struct {
 // samples has no Fit: it is NaN in PerBatch and left out of the summaries
 // (an error only when no batch has a Fit).
 func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
+	return EvaluateContext(context.Background(), m, d, skip)
+}
+
+// EvaluateContext is Evaluate that stops when ctx is cancelled (between
+// batches and every few thousand samples of a closed-loop simulation) and
+// returns an error wrapping ctx.Err().
+func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 	if d == nil || len(d.Batches) == 0 {
 		return Eval{}, ErrNoData
 	}
@@ -36,6 +44,9 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := range d.Batches {
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int) {
@@ -50,13 +61,20 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 				errs[i] = fmt.Errorf("trainer: %s: u has %d samples, y %d", b.Name(i), len(b.U), len(b.Y))
 				return
 			}
-			ys, _ := m.Simulate(b.U)
+			ys, _, err := m.SimulateContext(ctx, b.U)
+			if err != nil {
+				errs[i] = err
+				return
+			}
 			if closed[i], errs[i] = model.Fit(target, ys, skip); errs[i] != nil {
 				errs[i] = fmt.Errorf("trainer: %s, scored against %s: %w", b.Name(i), name, errs[i])
 				return
 			}
 			if !m.Feedback {
 				open[i] = closed[i]
+				return
+			}
+			if errs[i] = ctx.Err(); errs[i] != nil {
 				return
 			}
 			yo, err := m.Forward(b.U, data.Q(b.Y))
@@ -69,6 +87,9 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 		}(i)
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Eval{}, fmt.Errorf("trainer: evaluation interrupted: %w", err)
+	}
 	var zero error
 	for i, err := range errs {
 		switch {

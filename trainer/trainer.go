@@ -501,7 +501,10 @@ func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) 
 	nt := st.Branches*st.Taps + st.LinearTaps
 	P := make([]float64, nt*nt)
 	b := make([]float64, nt)
-	yy := s.be.Gram(full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
+	yy, err := gram(ctx, s.be, full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
+	if err != nil {
+		return gStep{}, fmt.Errorf("trainer: Gram matrix: %w", err)
+	}
 	if pre := prefix(full, s.cfg.Skip); pre != nil {
 		// The rows Skip leaves out (see skip.go).
 		np := make([]float64, pre.Rows()*st.Branches)
@@ -512,7 +515,11 @@ func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) 
 		}
 		Pp := make([]float64, nt*nt)
 		bp := make([]float64, nt)
-		yy -= s.be.Gram(pre.Seqs, st.Branches, st.Taps, st.LinearTaps, pre.U, np, pre.Y, Pp, bp)
+		yp, err := gram(ctx, s.be, pre.Seqs, st.Branches, st.Taps, st.LinearTaps, pre.U, np, pre.Y, Pp, bp)
+		if err != nil {
+			return gStep{}, fmt.Errorf("trainer: Gram matrix: %w", err)
+		}
+		yy -= yp
 		for i := range P {
 			P[i] -= Pp[i]
 		}
@@ -682,6 +689,9 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 		s.rng.Shuffle(nb, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 		sse, rows := 0.0, 0
 		for lo := 0; lo < nb; lo += d.batch {
+			if err := ctx.Err(); err != nil { // a minibatch of a long record can take seconds
+				return err
+			}
 			b := s.train.batch(idx[lo:min(lo+d.batch, nb)])
 			loss, err := d.lossGrad(b, grad)
 			if err != nil {
@@ -693,6 +703,9 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			optim.ClipNorm(grad, d.clip)
 			opt.Step(s.theta, grad, d.lr(step, total), d.decay)
 			step++
+		}
+		if err := ctx.Err(); err != nil { // before a validation pass that no one will use
+			return err
 		}
 		trainLoss := sse / float64(rows)
 		if math.IsNaN(trainLoss) || math.IsInf(trainLoss, 0) {

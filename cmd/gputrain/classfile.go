@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -31,19 +32,24 @@ func classFile(path string) (m classes.Model, meta classes.Meta, ok bool, err er
 
 // loadSimulator loads a model file of any class and returns its free-run
 // simulation and its training object.
-func loadSimulator(path string) (func(u []float64) []float64, model.Meta, error) {
+func loadSimulator(path string) (func(ctx context.Context, u []float64) ([]float64, error), model.Meta, error) {
 	cm, cmeta, ok, err := classFile(path)
 	if err != nil {
 		return nil, model.Meta{}, err
 	}
 	if ok {
-		return cm.Simulate, model.Meta{Ts: cmeta.Ts, Training: cmeta.Training}, nil
+		return func(ctx context.Context, u []float64) ([]float64, error) {
+			return orInterrupt(ctx, func() ([]float64, error) { return cm.Simulate(u), nil })
+		}, model.Meta{Ts: cmeta.Ts, Training: cmeta.Training}, nil
 	}
 	m, meta, err := loadModel(path)
 	if err != nil {
 		return nil, meta, err
 	}
-	return func(u []float64) []float64 { y, _ := m.Simulate(u); return y }, meta, nil
+	return func(ctx context.Context, u []float64) ([]float64, error) {
+		y, _, err := m.SimulateContext(ctx, u)
+		return y, err
+	}, meta, nil
 }
 
 // evalClass is trainer.Evaluate for a model of another class: it has no

@@ -117,12 +117,18 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	var ev trainer.Eval
 	if isClass {
-		ev, err = evalClass(cm, d, skip)
+		ev, err = orInterrupt(e.ctx, func() (trainer.Eval, error) { return evalClass(cm, d, skip) })
 	} else {
-		ev, err = trainer.Evaluate(m, d, skip)
+		ev, err = trainer.EvaluateContext(e.ctx, m, d, skip)
+	}
+	if isInterrupt(err) {
+		return interrupted("before the Fit was computed; nothing written")
 	}
 	if err != nil {
 		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
+	}
+	if plotDir != "" && e.ctx.Err() != nil {
+		return interrupted("after the Fit, before the plots; nothing written")
 	}
 	if plotDir != "" && isClass {
 		if err := classResponsePlot(filepath.Join(plotDir, "fit"), cm, d, plotBatches, skip); err != nil {

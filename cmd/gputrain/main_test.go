@@ -247,8 +247,8 @@ func TestFewBatchesValidation(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if !strings.Contains(stdout, c.note) {
-				t.Errorf("no note %q:\n%s", c.note, stdout)
+			if !strings.Contains(stderr, c.note) {
+				t.Errorf("no note %q:\n%s", c.note, stderr)
 			}
 			if got := strings.Contains(stdout, "validation fit"); got != c.val {
 				t.Errorf("validation fit reported %v, want %v:\n%s", got, c.val, stdout)
@@ -697,7 +697,7 @@ func TestInterrupt(t *testing.T) {
 
 func TestProgressModes(t *testing.T) {
 	var b bytes.Buffer
-	p := &progress{w: &b, bar: true, iters: 2}
+	p := &progress{w: &b, bar: true, iters: 2, columns: func() int { return 120 }}
 	for ep := 0; ep < 4; ep++ {
 		p.event(trainer.Event{Stage: "adam", Iter: 0, Epoch: ep, Epochs: 4, Loss: 0.1, ValFit: 80})
 	}
@@ -1058,7 +1058,7 @@ func TestMembers(t *testing.T) {
 	val := genData(t, dir, 3, "2")
 	path := filepath.Join(dir, "avg.json")
 	args := []string{"train", "--data", train, "--val", val, "--out", path, "--members", "3", "--branches", "2", "--taps", "10", "--iters", "1", "--epochs", "3"}
-	out := mustRun(t, args...)
+	out := mustRunAll(t, args...)
 	for m := 1; m <= 3; m++ {
 		if !strings.Contains(out, fmt.Sprintf("member %d/3 iter 1/1", m)) {
 			t.Errorf("no progress of member %d:\n%s", m, out)
@@ -1331,7 +1331,7 @@ func TestScaleUnits(t *testing.T) {
 		t.Errorf("--scale none in other units fits %.2f%%, the original %.2f%%: the control shows no effect of units", bare, ref)
 	}
 	args := append([]string{"train", "--data", other, "--out", filepath.Join(dir, "n.json")}, fir...)
-	if text := mustRun(t, args...); !strings.Contains(text, "--scale auto: training on u×2^10 and y×2^-10") {
+	if text := mustRunAll(t, args...); !strings.Contains(text, "--scale auto: training on u×2^10 and y×2^-10") {
 		t.Errorf("no note on the scaling:\n%s", text)
 	}
 	r := decode(t, mustRun(t, append(args, "--json")...))
@@ -1448,7 +1448,7 @@ func TestDataNotes(t *testing.T) {
 			t.Errorf("%s: --json data_check %v", c.path, r["data_check"])
 		}
 		if c.want != "" {
-			if text := mustRun(t, args...); !strings.Contains(text, c.want) {
+			if text := mustRunAll(t, args...); !strings.Contains(text, c.want) {
 				t.Errorf("%s: no note %q in the output:\n%s", c.path, c.want, text)
 			}
 		}
@@ -1501,7 +1501,7 @@ func TestTrainDataEdges(t *testing.T) {
 		t.Errorf("all-zero validation output: exit %d, %q", code, errOut)
 	}
 	someZeroVal := write("sval.csv", zeroed(2))
-	if out := mustRun(t, append([]string{"train", "--data", orig, "--val", someZeroVal}, fir...)...); !strings.Contains(out, `left out of every validation score, their output being zero (Fit undefined): batch "2" (from line`) {
+	if out := mustRunAll(t, append([]string{"train", "--data", orig, "--val", someZeroVal}, fir...)...); !strings.Contains(out, `left out of every validation score, their output being zero (Fit undefined): batch "2" (from line`) {
 		t.Errorf("a zero validation batch is not named:\n%s", out)
 	}
 	small := zeroed()
@@ -1511,7 +1511,7 @@ func TestTrainDataEdges(t *testing.T) {
 		}
 	}
 	smallPath := write("small.csv", small)
-	if out := mustRun(t, append([]string{"train", "--data", smallPath, "--scale", "none"}, fir...)...); !strings.Contains(out, "--scale auto would multiply u by 1 and y by 2^20") {
+	if out := mustRunAll(t, append([]string{"train", "--data", smallPath, "--scale", "none"}, fir...)...); !strings.Contains(out, "--scale auto would multiply u by 1 and y by 2^20") {
 		t.Errorf("no note on --scale none far from the defaults' scale:\n%s", out)
 	}
 	// there the sampled margin, in the data's units, is the whole response: a note names --eps

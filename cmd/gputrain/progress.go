@@ -5,9 +5,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -31,6 +33,10 @@ type progress struct {
 	// monitor is what the Adam stage's validation Fit measures (trainer.Config.Monitor):
 	// "closed" the closed-loop simulation, else the open-loop prediction.
 	monitor string
+	// columns returns the terminal's width for the bar (nil: termColumns).
+	columns func() int
+	// footnoted: the note on a closed-loop Fit below 0 has been printed.
+	footnoted bool
 }
 
 // setMonitor records trainer.Config.Monitor for the labels (nil-safe: --quiet).
@@ -57,22 +63,59 @@ func lineEvery(epochs int) int { return max(1, epochs/20) }
 // lineGap is the longest a plain-line log stays silent during a stage.
 const lineGap = 10 * time.Second
 
-// newProgress chooses where progress goes: nowhere with --quiet, stderr as
-// plain lines with --json (stdout holds the JSON object), else stdout as a bar
-// on a terminal and as plain lines otherwise.
+// newProgress chooses how progress goes to stderr, never to stdout, which
+// holds the results (and with --json the one JSON object): nowhere with
+// --quiet, as plain lines with --json or when stderr is not a terminal (a log
+// file, a pipe), else as a bar redrawn in place to the terminal's width.
+// stdout is not used.
 func newProgress(stdout, stderr io.Writer, quiet, jsonOut bool, iters int) *progress {
 	if quiet {
 		return nil
 	}
-	if jsonOut {
-		return &progress{w: stderr, iters: iters}
+	p := &progress{w: stderr, iters: iters}
+	p.bar = !jsonOut && isTerminal(stderr)
+	if f, ok := stderr.(*os.File); ok {
+		p.columns = func() int { return termColumns(f) }
 	}
-	return &progress{w: stdout, bar: isTerminal(stdout), iters: iters}
+	return p
 }
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// termColumns is the width of the terminal f: its size as the kernel has it
+// (asked at each redraw, so that a resized window is followed), else the
+// COLUMNS environment variable, else 80.
+func termColumns(f *os.File) int {
+	if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+		return w
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	return 80
+}
+
+// width is the bar's line width: one column short of the terminal's, since
+// a line that fills the last column wraps on some terminals and the
+// carriage return then redraws only the wrapped part.
+func (p *progress) width() int {
+	c := 80
+	if p.columns != nil {
+		c = p.columns()
+	}
+	return max(c-1, 20)
+}
+
+// fitWidth cuts s to w columns (runes), ending in … when cut.
+func fitWidth(s string, w int) string {
+	if utf8.RuneCountInString(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:w-1]) + "…"
 }
 
 // callback returns the trainer.Config.Progress function (nil: silent).
@@ -94,7 +137,42 @@ func fitText(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "     -"
 	}
+	if f < -999 {
+		return "<-999%" // a diverging simulation: the digits mean nothing
+	}
 	return fmt.Sprintf("%6.2f%%", f)
+}
+
+// closedFitText is fitText for a closed-loop Fit, marked with * when below
+// 0: such a figure alarms without the footnote (closedFootnote) that says
+// what it means.
+func (p *progress) closedFitText(f float64) string {
+	if f < 0 {
+		return fitText(f) + "*"
+	}
+	return fitText(f)
+}
+
+// closedFootnote explains, once per run, the * of a closed-loop Fit below 0.
+const closedFootnote = "* closed-loop Fit below 0: the simulation that feeds back its own output ends further from y than zero is. " +
+	"Early iterations are fitted one step ahead (open loop) and their closed loop is often not yet stable; " +
+	"later ones (and BPTT) improve it, and the run keeps the iteration with the best closed-loop validation Fit."
+
+// footnote prints closedFootnote after the first line that needed it.
+func (p *progress) footnote(f float64) {
+	if f < 0 && !p.footnoted {
+		p.footnoted = true
+		if p.open {
+			fmt.Fprintln(p.w)
+			p.open = false
+		}
+		fmt.Fprintln(p.w, closedFootnote)
+	}
+}
+
+// closedStage reports whether the validation Fit of a stage is the closed loop's.
+func (p *progress) closedStage(stage string) bool {
+	return p.valLabel(stage) == "closed-loop val fit"
 }
 
 // iterText numbers iterations from 1 (the trainer's Event counts from 0),
@@ -136,14 +214,22 @@ func (p *progress) event(ev trainer.Event) {
 			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s %s ...\n", ev.Elapsed.Seconds(), "theta_g", p.iterText(ev), ev.Note)
 		case "eval", "done": // scores only: the closed-loop validation Fit
 			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s closed-loop val fit %s%s\n",
-				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), fitText(ev.ValFit), note)
+				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), p.closedFitText(ev.ValFit), note)
+			p.footnote(ev.ValFit)
 		default:
 			val := ""
 			if !math.IsNaN(ev.ValFit) || ev.Stage != "theta_g" {
-				val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), fitText(ev.ValFit))
+				ft := fitText(ev.ValFit)
+				if p.closedStage(ev.Stage) {
+					ft = p.closedFitText(ev.ValFit)
+				}
+				val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), ft)
 			}
 			fmt.Fprintf(p.w, "[%7.1fs] %-7s %s%s loss %.4e train fit %s%s%s\n",
 				ev.Elapsed.Seconds(), ev.Stage, p.iterText(ev), epoch, ev.Loss, fitText(ev.TrainFit), val, note)
+			if p.closedStage(ev.Stage) {
+				p.footnote(ev.ValFit)
+			}
 		}
 		return
 	}
@@ -158,30 +244,63 @@ func (p *progress) event(ev trainer.Event) {
 		p.open = false
 	}
 	p.lastKey, p.lastDraw = key, time.Now()
-	const width = 24
-	bar := ""
-	if ev.Epochs > 0 {
-		done := min(width, (ev.Epoch+1)*width/ev.Epochs)
-		bar = fmt.Sprintf(" [%s%s] %d/%d", strings.Repeat("#", done), strings.Repeat(".", width-done), ev.Epoch+1, ev.Epochs)
+	closed := ev.Stage == "eval" || ev.Stage == "done" || p.closedStage(ev.Stage)
+	valText := strings.TrimSpace(fitText(ev.ValFit))
+	if closed {
+		valText = strings.TrimSpace(p.closedFitText(ev.ValFit))
 	}
+	var line string
 	if ev.Stage == "solve" {
-		fmt.Fprintf(p.w, "\r%-7s %s %s ... %6.1fs\x1b[K", "theta_g", p.iterText(ev), ev.Note, ev.Elapsed.Seconds())
+		line = fmt.Sprintf("%-7s %s %s ... %6.1fs", "theta_g", p.iterText(ev), ev.Note, ev.Elapsed.Seconds())
 	} else if ev.Stage == "eval" || ev.Stage == "done" {
-		fmt.Fprintf(p.w, "\r%-7s %s closed-loop val fit %s %6.1fs\x1b[K",
-			ev.Stage, p.iterText(ev), strings.TrimSpace(fitText(ev.ValFit)), ev.Elapsed.Seconds())
+		line = fmt.Sprintf("%-7s %s closed-loop val fit %s %6.1fs", ev.Stage, p.iterText(ev), valText, ev.Elapsed.Seconds())
 	} else {
 		val := ""
 		if !math.IsNaN(ev.ValFit) || ev.Stage != "theta_g" {
-			val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), strings.TrimSpace(fitText(ev.ValFit)))
+			val = fmt.Sprintf(" %s %s", p.valLabel(ev.Stage), valText)
 		}
-		fmt.Fprintf(p.w, "\r%-7s %s%s loss %.3e%s %6.1fs\x1b[K",
-			ev.Stage, p.iterText(ev), bar, ev.Loss, val, ev.Elapsed.Seconds())
+		line = p.barLine(ev, val)
 	}
+	if ev.Epochs > 0 {
+		// redrawn in place: a line wider than the terminal would wrap, and
+		// each redraw would then leave a copy behind
+		line = fitWidth(line, p.width())
+	}
+	fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 	p.open = true
 	if ev.Epochs == 0 { // theta_g, eval, done: one-off events keep their line
 		fmt.Fprintln(p.w)
 		p.open = false
 	}
+	if closed && !math.IsNaN(ev.ValFit) {
+		p.footnote(ev.ValFit)
+	}
+}
+
+// maxBar is the widest the bar of an epoch line is drawn.
+const maxBar = 24
+
+// barLine is the bar mode's line for an epoch event, its bar as wide as the
+// terminal leaves room for (up to maxBar; none below 5 columns).
+func (p *progress) barLine(ev trainer.Event, val string) string {
+	format := func(bar string) string {
+		return fmt.Sprintf("%-7s %s%s loss %.3e%s %6.1fs", ev.Stage, p.iterText(ev), bar, ev.Loss, val, ev.Elapsed.Seconds())
+	}
+	if ev.Epochs <= 0 {
+		return format("")
+	}
+	count := fmt.Sprintf(" %d/%d", ev.Epoch+1, ev.Epochs)
+	room := p.width() - utf8.RuneCountInString(format(count)) - 3 // " [" and "]"
+	width := min(maxBar, room)
+	if width < 5 {
+		if room+3 >= 0 {
+			return format(count)
+		}
+		// no room for the padding either: the elapsed time is worth more
+		return fmt.Sprintf("%s %s%s loss %.3e%s %.1fs", ev.Stage, p.iterText(ev), count, ev.Loss, val, ev.Elapsed.Seconds())
+	}
+	done := min(width, (ev.Epoch+1)*width/ev.Epochs)
+	return format(fmt.Sprintf(" [%s%s]%s", strings.Repeat("#", done), strings.Repeat(".", width-done), count))
 }
 
 // finish ends an open bar line.

@@ -36,12 +36,11 @@ func TestSIGINTBinary(t *testing.T) {
 	modelPath := filepath.Join(dir, "model.json")
 	cmd := exec.Command(bin, "train", "--data", train, "--out", modelPath, "--branches", "2", "--taps", "10",
 		"--iters", "1000", "--epochs", "50", "--patience", "0")
-	stdout, err := cmd.StdoutPipe()
+	progress, err := cmd.StderrPipe() // progress goes to stderr
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +48,10 @@ func TestSIGINTBinary(t *testing.T) {
 	go func() {
 		// Interrupt once the second iteration's Adam epochs run (a best
 		// model exists by then), then drain the output.
-		sc := bufio.NewScanner(stdout)
+		sc := bufio.NewScanner(progress)
 		sent := false
 		for sc.Scan() {
+			stderr.WriteString(sc.Text() + "\n")
 			if !sent && strings.Contains(sc.Text(), "adam") && strings.Contains(sc.Text(), "iter 2/") {
 				sent = true
 				cmd.Process.Signal(os.Interrupt)

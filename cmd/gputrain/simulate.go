@@ -70,12 +70,16 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 	if err != nil {
 		return err
 	}
+	rows := 0 // flushed to w: what an interrupted --out - leaves on stdout
 	write := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		bw.WriteString("batch,u,y_sim\n")
 		var buf []byte
 		for i, b := range d.Batches {
-			ysim := simulate(b.U)
+			ysim, err := simulate(e.ctx, b.U)
+			if err != nil {
+				return err
+			}
 			for t := range b.U {
 				buf = strconv.AppendInt(buf[:0], int64(i), 10)
 				buf = append(buf, ',')
@@ -87,16 +91,26 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 					return err
 				}
 			}
+			if out == "-" {
+				if err := bw.Flush(); err != nil {
+					return err
+				}
+				rows += len(b.U)
+			}
 		}
 		return bw.Flush()
 	}
 	if out == "-" {
-		if err := write(e.stdout); err != nil {
+		if err := write(e.stdout); isInterrupt(err) {
+			return interrupted(wroteRows(rows, d.Samples()))
+		} else if err != nil {
 			return failf("writing to stdout: %v", err)
 		}
 		return nil
 	}
-	if err := model.WriteAtomic(out, write); err != nil {
+	if err := model.WriteAtomic(out, write); isInterrupt(err) {
+		return interrupted("nothing written to " + out)
+	} else if err != nil {
 		return failf("%v", err)
 	}
 	fmt.Fprintf(e.stdout, "wrote %d rows (%d batches) to %s\n", d.Samples(), d.Len(), out)

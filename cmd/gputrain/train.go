@@ -834,6 +834,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			prog.note("note: left out of every validation score, their output being zero (Fit undefined): %s of %s", strings.Join(z, ", "), name)
 		}
 	}
+	if err := checkMemory(cfg, trainSet, valSet, prog); err != nil {
+		return err
+	}
 	if plotDir != "" {
 		// Created now, not after training: a --plot that cannot be written
 		// must not be found out once the model is.
