@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/passivenfir/gputrain/export"
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -44,6 +45,7 @@ func runExport(e *env, args []string) error {
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the FMU's communication step, when the model file has none")
 	fs.BoolVar(&allow, "allow-uncertified", false, "export a model whose file claims passivity that its taps fail, marked NOT PASSIVE")
 	fs.BoolVar(&jsonOut, "json", false, `print {"files": […], "passive": bool, …} on stdout`)
+	force := addForceFlag(fs)
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success (a NOT PASSIVE model is still reported on stderr)")
 	spec := flagSpec{
 		usage: "gputrain export --model model.json --format c|fmu|python-ss --out DIR [--name NAME]",
@@ -51,7 +53,8 @@ func runExport(e *env, args []string) error {
 Modelica tools and FMPy, state-space matrices for python-control and MATLAB (python/gputrain_model.py
 reads model files directly). Every artifact carries the model file's SHA-256, the tool version and the
 passivity certificate, recomputed from the taps; a model that is not certified passive is marked
-NOT PASSIVE in every one. Nothing is written unless every file can be made.`,
+NOT PASSIVE in every one. Nothing is written unless every file can be made; files that exist in
+--out DIR are refused unless --force, which keeps each as NAME.bak.`,
 		example: `gputrain export --model model.json --format c --out plant_c --name plant
 gputrain export --model model.json --format fmu --out fmu --name plant
 gputrain export --model linear.json --format python-ss --out ss --name plant`,
@@ -94,6 +97,19 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 		}
 		paths = append(paths, p)
 	}
+	if err := refuseExisting("out", *force, paths...); err != nil {
+		return err
+	}
+	var backups []string
+	for _, p := range paths {
+		bak, err := atomicfile.Backup(p)
+		if err != nil {
+			return failf("--out %s: keeping the existing file: %v; nothing written", out, err)
+		}
+		if bak != "" {
+			backups = append(backups, bak)
+		}
+	}
 	if err := export.Write(out, files); err != nil {
 		return failf("%v", err)
 	}
@@ -111,6 +127,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 			state = "NOT PASSIVE"
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%s; model SHA-256 %s)\n", strings.Join(paths, ", "), state, src.SHA256[:12])
+		if len(backups) > 0 {
+			fmt.Fprintf(e.stdout, "kept the previous files as %s\n", strings.Join(backups, ", "))
+		}
 	}
 	return nil
 }
@@ -118,6 +137,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 // checkExportDir accepts an existing directory, or a new one whose parent
 // exists, and refuses anything else before any work is done.
 func checkExportDir(out string) error {
+	if err := checkLexicalParents("out", out); err != nil {
+		return err
+	}
 	fi, err := os.Stat(out)
 	switch {
 	case err == nil && !fi.IsDir():
