@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -34,6 +35,7 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 	open := make([]float64, nb)
 	errs := make([]error, nb)
 	var wg sync.WaitGroup
+	var pc gopanic.Catcher // a worker's panic is raised again below, not in its goroutine
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := range d.Batches {
 		wg.Add(1)
@@ -41,6 +43,7 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer pc.Catch()
 			b := d.Batches[i]
 			target, name := b.Y, "y"
 			if b.YClean != nil {
@@ -69,6 +72,7 @@ func Evaluate(m *model.NFIR, d *data.Dataset, skip int) (Eval, error) {
 		}(i)
 	}
 	wg.Wait()
+	pc.Repanic()
 	var zero error
 	for i, err := range errs {
 		switch {

@@ -3,6 +3,8 @@ package trainer
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/passivenfir/gputrain/internal/gopanic"
 )
 
 // PanicError is a panic in a worker goroutine (a member of Config.Members,
@@ -27,6 +29,11 @@ func (e *PanicError) Error() string { return fmt.Sprintf("internal error: panic:
 //	}()
 func CatchPanic(err *error) {
 	if p := recover(); p != nil {
+		if gp, ok := p.(*gopanic.Panic); ok {
+			// raised again from a pool of workers below: keep the worker's stack
+			*err = &PanicError{Value: gp.Value, Stack: gp.Stack}
+			return
+		}
 		*err = &PanicError{Value: p, Stack: debug.Stack()}
 	}
 }

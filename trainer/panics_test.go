@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -50,5 +51,23 @@ func TestCatchPanic(t *testing.T) {
 	}
 	if err := f(false); err == nil || err.Error() != "plain" {
 		t.Errorf("no panic: err = %v, want plain", err)
+	}
+}
+
+// TestCatchPanicPool: a panic a worker pool raised again (gopanic) keeps
+// the worker's value and stack.
+func TestCatchPanicPool(t *testing.T) {
+	f := func() (err error) {
+		defer CatchPanic(&err)
+		var c gopanic.Catcher
+		done := make(chan struct{})
+		go func() { defer close(done); defer c.Catch(); panic("in a worker") }()
+		<-done
+		c.Repanic()
+		return nil
+	}
+	var pe *PanicError
+	if err := f(); !errors.As(err, &pe) || pe.Value != "in a worker" || !strings.Contains(string(pe.Stack), "TestCatchPanicPool.func1.1") {
+		t.Errorf("err = %v, want the worker's value and stack", err)
 	}
 }
