@@ -17,7 +17,7 @@ import (
 
 // TestOutExisting: an existing --out is refused before any work (exit 2,
 // file untouched) unless --force, which keeps the old file as NAME.bak and
-// says so; for train, simulate and gen.
+// says so; for train, simulate, gen, export and compare.
 func TestOutExisting(t *testing.T) {
 	dir := t.TempDir()
 	dataPath, modelPath := tinyModel(t, dir, 3)
@@ -64,6 +64,16 @@ func TestOutExisting(t *testing.T) {
 	mustRun(t, "export", "--model", modelPath, "--format", "c", "--out", exp, "--force", "--quiet")
 	if _, err := os.Stat(filepath.Join(exp, "nfir.h.bak")); err != nil {
 		t.Errorf("export --force kept no backup: %v", err)
+	}
+	models := filepath.Join(dir, "models")
+	cmp := []string{"compare", "--data", dataPath, "--val", dataPath, "--only", "toy-gain", "--quick", "--quiet", "--out", models}
+	mustRun(t, cmp...)
+	if code, _, stderr := cli(t, cmp...); code != exitUsage || !strings.Contains(stderr, "--force") {
+		t.Errorf("compare over existing model files: exit %d, %q; want 2 naming --force", code, stderr)
+	}
+	mustRun(t, append(cmp, "--force")...)
+	if _, err := os.Stat(filepath.Join(models, "toy-gain.json.bak")); err != nil {
+		t.Errorf("compare --force kept no backup: %v", err)
 	}
 }
 
