@@ -42,10 +42,11 @@ func runExport(e *env, args []string) error {
 	fs.Var(&format, "format", "c: C99 header and source; fmu: FMI 2.0 co-simulation source FMU; python-ss: state-space matrices (.npz, .mat) of a plain linear FIR")
 	fs.StringVar(&out, "out", "", "directory to write into (created if missing; its parent must exist)")
 	fs.StringVar(&name, "name", "nfir", "prefix of the generated C names and files, a C identifier")
-	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the FMU's communication step, when the model file has none")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the FMU's communication step, when the model file has none (one that differs from the file's is refused unless --allow-ts-mismatch)")
 	fs.BoolVar(&allow, "allow-uncertified", false, "export a model whose file claims passivity that its taps fail, marked NOT PASSIVE")
 	fs.BoolVar(&jsonOut, "json", false, `print {"files": […], "passive": bool, …} on stdout`)
 	force := addForceFlag(fs)
+	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success (a NOT PASSIVE model is still reported on stderr)")
 	spec := flagSpec{
 		usage: "gputrain export --model model.json --format c|fmu|python-ss --out DIR [--name NAME]",
@@ -81,6 +82,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 	src, err := export.Load(modelPath, allow)
 	if err != nil {
 		return badInput(fmt.Errorf("--model: %s", strings.ReplaceAll(err.Error(), "export: ", "")))
+	}
+	if err := checkTs(modelPath, src.Meta.Ts, ts, *allowTs); err != nil {
+		return err
 	}
 	files, err := export.Generate(src, format, export.Options{Name: name, Ts: ts})
 	if err != nil {

@@ -322,7 +322,8 @@ func TestNonfinite(t *testing.T) {
 }
 
 // TestTsMismatch: --ts that differs from the model's sampling time is
-// refused (exit 2) unless --allow-ts-mismatch; an unknown one is not.
+// refused (exit 2) unless --allow-ts-mismatch, in eval, simulate and export
+// (the FMU's step); an unknown one is not.
 func TestTsMismatch(t *testing.T) {
 	dir := t.TempDir()
 	m := linearModel(t, dir, "m.json", 0.5, 0.02)
@@ -340,4 +341,9 @@ func TestTsMismatch(t *testing.T) {
 		mustRun(t, append(args, "--ts", "0.02")...)
 		mustRun(t, args...)
 	}
+	fmu := []string{"export", "--model", m, "--format", "fmu", "--quiet", "--out"}
+	if code, _, stderr := cli(t, append(fmu, filepath.Join(dir, "fmu1"), "--ts", "0.01")...); code != exitUsage || !strings.Contains(stderr, "--allow-ts-mismatch") {
+		t.Errorf("export --ts 0.01 of a 0.02 s model: exit %d, %q; want 2 naming the override", code, stderr)
+	}
+	mustRun(t, append(fmu, filepath.Join(dir, "fmu2"), "--ts", "0.01", "--allow-ts-mismatch")...)
 }
