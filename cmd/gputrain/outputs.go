@@ -82,7 +82,7 @@ func (o *outFile) write(save func(path string) error) error {
 	if o.force {
 		bak, err := atomicfile.Backup(o.path)
 		if err != nil {
-			return failf("--%s %s: keeping the existing file: %v; nothing written", o.flag, o.path, err)
+			return fmt.Errorf("--%s %s: keeping the existing file: %w", o.flag, o.path, err)
 		}
 		o.backup = bak
 	} else if _, err := os.Lstat(o.path); err == nil {
