@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -27,6 +28,7 @@ func Evaluate(m Model, d *data.Dataset, skip, workers int) (model.Summary, error
 	fits := make([]float64, len(d.Batches))
 	errs := make([]error, len(d.Batches))
 	var wg sync.WaitGroup
+	var pc gopanic.Catcher // a worker's panic is raised again below, not in its goroutine
 	sem := make(chan struct{}, workers)
 	for i := range d.Batches {
 		wg.Add(1)
@@ -34,6 +36,7 @@ func Evaluate(m Model, d *data.Dataset, skip, workers int) (model.Summary, error
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer pc.Catch()
 			b := d.Batches[i]
 			target, name := b.Y, "y"
 			if b.YClean != nil {
@@ -49,6 +52,7 @@ func Evaluate(m Model, d *data.Dataset, skip, workers int) (model.Summary, error
 		}()
 	}
 	wg.Wait()
+	pc.Repanic()
 	var zero error
 	for i, err := range errs {
 		switch {

@@ -114,8 +114,10 @@ func DecodeEnvelope(b []byte) (class string, params json.RawMessage, meta Meta, 
 		return "", nil, Meta{}, fmt.Errorf("%w: data after the JSON object", ErrFormat)
 	}
 	switch {
-	case env.Version < 1 || env.Version > Version:
-		return "", nil, Meta{}, fmt.Errorf("%w: version %d; this gputrain reads %s versions 1 to %d", ErrFormat, env.Version, Format, Version)
+	case env.Version > Version:
+		return "", nil, Meta{}, fmt.Errorf("%w: the file is version %d of %s, newer than the versions 1 to %d this program reads; read it with a newer gputrain", model.ErrNewerVersion, env.Version, Format, Version)
+	case env.Version < 1:
+		return "", nil, Meta{}, fmt.Errorf("%w: version %d: versions start at 1, so the file was not written by gputrain or was edited", ErrFormat, env.Version)
 	case !(env.Ts >= 0) || math.IsInf(env.Ts, 0):
 		return "", nil, Meta{}, fmt.Errorf("%w: ts %v must be finite ≥ 0", ErrFormat, env.Ts)
 	case len(env.Params) == 0 || string(env.Params) == "null":

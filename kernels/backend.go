@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"github.com/passivenfir/gputrain/internal/gopanic"
 )
 
 // Backend is the set of hot loops of the training engine. The CPU type
@@ -167,16 +169,24 @@ func parallel(sc []*scratch, f func(w int, sc *scratch)) {
 		f(0, sc[0])
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(W - 1)
+	// One value, so that the goroutines' closures make one allocation
+	// (TestSteadyStateAllocs). A worker's panic is raised again here, in
+	// the caller's goroutine, not in its own, which would end the process.
+	var pool struct {
+		wg sync.WaitGroup
+		pc gopanic.Catcher
+	}
+	pool.wg.Add(W - 1)
 	for w := 1; w < W; w++ {
 		go func() {
-			defer wg.Done()
+			defer pool.wg.Done()
+			defer pool.pc.Catch()
 			f(w, sc[w])
 		}()
 	}
 	f(0, sc[0])
-	wg.Wait()
+	pool.wg.Wait()
+	pool.pc.Repanic()
 }
 
 // seqWorkers is the number of workers for s: Workers, but at most one per

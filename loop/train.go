@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/internal/optim"
 	"github.com/passivenfir/gputrain/model"
 )
@@ -300,10 +301,12 @@ func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, worker
 	parts := make([]*grads, par)
 	sse := make([]float64, par)
 	var wg sync.WaitGroup
+	var pc gopanic.Catcher // a worker's panic is raised again below, not in its goroutine
 	for p := 0; p < par; p++ {
 		wg.Add(1)
 		go func(p int) {
 			defer wg.Done()
+			defer pc.Catch()
 			gr := newGrads(m)
 			for q := p; q < len(batch); q += par {
 				w := wins[batch[q]]
@@ -323,6 +326,7 @@ func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, worker
 		}(p)
 	}
 	wg.Wait()
+	pc.Repanic()
 	total := parts[0]
 	for _, gr := range parts[1:] {
 		for _, pair := range [][2][]float64{{total.lift, gr.lift}, {total.g1, gr.g1}, {total.l1, gr.l1}, {total.g2, gr.g2}, {total.l2, gr.l2}} {

@@ -28,6 +28,11 @@ const (
 // ErrFormat reports a file that is not a valid model file.
 var ErrFormat = errors.New("model: not a valid model file")
 
+// ErrNewerVersion reports a model file of a version newer than Version: a
+// newer gputrain wrote it, with keys or a meaning this one does not know. It
+// wraps ErrFormat.
+var ErrNewerVersion = fmt.Errorf("%w: a newer version", ErrFormat)
+
 // ErrNotPassive reports a model claiming passivity whose taps fail the
 // certificate.
 var ErrNotPassive = errors.New("model: passivity claim fails the certificate")
@@ -224,8 +229,11 @@ func decode(r io.Reader, checkClaim bool) (*NFIR, Meta, error) {
 	if f.Format != Format {
 		return nil, Meta{}, fmt.Errorf("%w: format %q, want %q", ErrFormat, f.Format, Format)
 	}
-	if f.Version < 1 || f.Version > Version {
-		return nil, Meta{}, fmt.Errorf("%w: version %d, this program reads versions 1..%d", ErrFormat, f.Version, Version)
+	switch {
+	case f.Version > Version:
+		return nil, Meta{}, fmt.Errorf("%w: the file is version %d of %s, newer than the versions 1 to %d this program reads; read it with a newer gputrain", ErrNewerVersion, f.Version, Format, Version)
+	case f.Version < 1:
+		return nil, Meta{}, fmt.Errorf("%w: version %d: versions start at 1, so the file was not written by gputrain or was edited", ErrFormat, f.Version)
 	}
 	s := Structure{Branches: f.Structure.Branches, Taps: f.Structure.Taps, R1: f.Structure.R1, R2: f.Structure.R2,
 		Hidden: f.Structure.Hidden, Feedback: f.Structure.Feedback, LinearTaps: f.Structure.LinearTaps,

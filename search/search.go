@@ -616,6 +616,14 @@ func (s *searcher) plan(n, rungs int) Plan {
 	return p
 }
 
+// trainSafe is trainer.Train with a panic returned as a *trainer.PanicError:
+// the candidate fails, with the panic as its error, and the search goes on
+// instead of the process ending with a stack trace.
+func trainSafe(ctx context.Context, cfg trainer.Config, train, val *data.Dataset) (res *trainer.Result, err error) {
+	defer trainer.CatchPanic(&err)
+	return trainer.Train(ctx, cfg, train, val)
+}
+
 // trainRung trains the candidates with rung r's schedule, opt.Workers at a
 // time, each from scratch (a candidate's result is then a function of its
 // configuration alone, whatever ran beside it).
@@ -633,7 +641,7 @@ func (s *searcher) trainRung(ctx context.Context, cands []*candidate, r, rungs i
 				cfg.Iters, cfg.Epochs, cfg.Patience = sched.Iters, sched.Epochs, sched.Patience
 				cfg.BPTTEpochs, cfg.BPTTPatience = sched.BPTTEpochs, sched.BPTTPatience
 				t0 := time.Now()
-				res, err := trainer.Train(ctx, cfg, s.train, s.val)
+				res, err := trainSafe(ctx, cfg, s.train, s.val)
 				mu.Lock()
 				c.row.Rung, c.row.Iters, c.row.Epochs = r, cfg.Iters, cfg.Epochs
 				c.row.Seconds += time.Since(t0).Seconds()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -42,6 +43,7 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 	open := make([]float64, nb)
 	errs := make([]error, nb)
 	var wg sync.WaitGroup
+	var pc gopanic.Catcher // a worker's panic is raised again below, not in its goroutine
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i := range d.Batches {
 		if ctx.Err() != nil {
@@ -52,6 +54,7 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer pc.Catch()
 			b := d.Batches[i]
 			target, name := b.Y, "y"
 			if b.YClean != nil {
@@ -87,6 +90,7 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 		}(i)
 	}
 	wg.Wait()
+	pc.Repanic()
 	if err := ctx.Err(); err != nil {
 		return Eval{}, fmt.Errorf("trainer: evaluation interrupted: %w", err)
 	}

@@ -63,6 +63,14 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			var perr error
+			defer func() {
+				if perr != nil { // a panic in this member (CatchPanic below) fails the run
+					outs[i] = outcome{err: perr, failed: true}
+					cancel()
+				}
+			}()
+			defer CatchPanic(&perr)
 			c := cfg
 			c.Members, c.Seed = 0, cfg.Seed+uint64(i)
 			if par > 1 {

@@ -46,7 +46,7 @@ gputrain certify --model model.json --json --plot plots`,
 	// command exists to report on, with the same table and JSON.
 	m, meta, err := model.Inspect(modelPath)
 	if err != nil {
-		return badInput(fmt.Errorf("--model: %w", err))
+		return modelFileError(err)
 	}
 	cert, err := m.Certify()
 	if err != nil {

@@ -25,7 +25,7 @@ func classFile(path string) (m classes.Model, meta classes.Meta, ok bool, err er
 		return nil, meta, false, nil
 	}
 	if m, meta, err = classes.Load(path); err != nil {
-		return nil, meta, false, badInput(fmt.Errorf("--model: %w", err))
+		return nil, meta, false, modelFileError(err)
 	}
 	return m, meta, true, nil
 }

@@ -8,6 +8,7 @@ import (
 	_ "github.com/passivenfir/gputrain/classes/all"
 	"github.com/passivenfir/gputrain/compare"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/plot"
 )
 
@@ -30,7 +31,8 @@ func runCompare(e *env, args []string) error {
 	fs.IntVar(&workers, "workers", 0, "goroutines in all (0: one per CPU); classes train side by side, sharing them")
 	fs.IntVar(&valSkip, "val-skip", 0, "samples at the start of each validation record simulated but not scored")
 	fs.IntVar(&skip, "skip", 0, "samples at the start of each test record simulated but not scored")
-	fs.StringVar(&outDir, "out", "", "directory for every trained model's file, CLASS.json (eval, simulate and certify read them)")
+	fs.StringVar(&outDir, "out", "", "directory for every trained model's file, CLASS.json (eval, simulate and certify read them); existing ones are refused unless --force")
+	force := addForceFlag(fs)
 	fs.StringVar(&plotDir, "plot", "", "directory for the plot of every class's free-run output on the first test (else validation) record")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
@@ -69,6 +71,26 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 		}
 		if err := makeOutDir(flag, dir); err != nil {
 			return err
+		}
+	}
+	if outDir != "" {
+		// The model files compare will write: refused when they exist,
+		// unless --force, which keeps each as CLASS.json.bak.
+		names := []string(only)
+		if names == nil {
+			names = classes.Names()
+		}
+		var paths []string
+		for _, n := range names {
+			paths = append(paths, filepath.Join(outDir, n+".json"))
+		}
+		if err := refuseExisting("out", *force, paths...); err != nil {
+			return err
+		}
+		for _, p := range paths {
+			if _, err := atomicfile.Backup(p); err != nil {
+				return failf("--out %s: keeping the existing file: %v; nothing written", outDir, err)
+			}
 		}
 	}
 	opt := cols.options(ts)

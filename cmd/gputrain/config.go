@@ -52,8 +52,8 @@ func applyConfig(fs *flag.FlagSet, path string) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if k == searchKey {
-			continue // a model file's record of its structure search, not a setting
+		if k == searchKey || k == provenanceKey {
+			continue // a model file's record of its structure search or of its run, not a setting
 		}
 		name := strings.TrimLeft(k, "-")
 		if name == "data-check" {

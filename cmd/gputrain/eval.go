@@ -20,7 +20,7 @@ func loadModel(path string) (*model.NFIR, model.Meta, error) {
 	}
 	m, meta, err := model.Load(path)
 	if err != nil {
-		return nil, meta, badInput(fmt.Errorf("--model: %w", err))
+		return nil, meta, modelFileError(err)
 	}
 	return m, meta, nil
 }
@@ -56,13 +56,17 @@ func runEval(e *env, args []string) error {
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	cols.note(fs)
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
+	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
+	allowNonfinite := fs.Bool("allow-nonfinite", false, allowNonfiniteUsage)
 	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
 	spec := flagSpec{
 		usage: "gputrain eval --model model.json --data FILE [--skip N] [--plot DIR] [--json]",
 		about: `Fit [%] = 100·(1 − ‖y − ŷ‖/‖y‖) per batch, and its mean, median, min and max, in closed loop
 (the deployed model feeds back its own output, q(t) = ŷ(t−1)) and open loop (q(t) = y(t−1) from
 the data, the one-step-ahead predictor). When the data has a y_clean column, Fit is scored
-against it (noise-free output), as in the paper.`,
+against it (noise-free output), as in the paper. A simulation that goes non-finite fails (exit 1)
+unless --allow-nonfinite; --ts that differs from the model's sampling time is refused (exit 2)
+unless --allow-ts-mismatch.`,
 		example: `gputrain eval --model model.json --data test.csv
 gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
@@ -97,6 +101,9 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 			return err
 		}
 	}
+	if err := checkTs(modelPath, meta.Ts, ts, *allowTs); err != nil {
+		return err
+	}
 	if ts == 0 {
 		ts = meta.Ts
 	}
@@ -126,6 +133,11 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	if err != nil {
 		return badInput(fmt.Errorf("evaluating %s on %s: %w", modelPath, dataPath, err))
+	}
+	if !*allowNonfinite {
+		if err := nonfiniteFit(ev, d, skip, dataPath); err != nil {
+			return err
+		}
 	}
 	if plotDir != "" && e.ctx.Err() != nil {
 		return interrupted("after the Fit, before the plots; nothing written")
@@ -165,6 +177,24 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	fitTable(e.stdout, ev)
 	if plotDir != "" {
 		fmt.Fprintf(e.stdout, "plots written to %s\n", plotDir)
+	}
+	return nil
+}
+
+// nonfiniteFit is the failure of a simulation that went non-finite on a
+// batch of d, which shows as a Fit of −Inf or NaN on a batch whose scored
+// output is not zero (those have no Fit, and are NaN by design).
+func nonfiniteFit(ev trainer.Eval, d *data.Dataset, skip int, dataPath string) error {
+	for _, r := range []struct {
+		what string
+		s    model.Summary
+	}{{"closed-loop simulation", ev.ClosedLoop}, {"open-loop prediction", ev.OpenLoop}} {
+		for i, v := range r.s.PerBatch {
+			if finite(v) || math.IsNaN(v) && len(zeroScored(&data.Dataset{Batches: d.Batches[i : i+1]}, skip)) == 1 {
+				continue
+			}
+			return failf("the %s of %s of %s is not finite (Fit %v): the model diverges on this input, and no Fit can be reported; --allow-nonfinite reports it anyway (as null in --json)", r.what, d.Batches[i].Name(i), dataPath, v)
+		}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/passivenfir/gputrain/export"
+	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -41,9 +42,11 @@ func runExport(e *env, args []string) error {
 	fs.Var(&format, "format", "c: C99 header and source; fmu: FMI 2.0 co-simulation source FMU; python-ss: state-space matrices (.npz, .mat) of a plain linear FIR")
 	fs.StringVar(&out, "out", "", "directory to write into (created if missing; its parent must exist)")
 	fs.StringVar(&name, "name", "nfir", "prefix of the generated C names and files, a C identifier")
-	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the FMU's communication step, when the model file has none")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the FMU's communication step, when the model file has none (one that differs from the file's is refused unless --allow-ts-mismatch)")
 	fs.BoolVar(&allow, "allow-uncertified", false, "export a model whose file claims passivity that its taps fail, marked NOT PASSIVE")
 	fs.BoolVar(&jsonOut, "json", false, `print {"files": […], "passive": bool, …} on stdout`)
+	force := addForceFlag(fs)
+	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success (a NOT PASSIVE model is still reported on stderr)")
 	spec := flagSpec{
 		usage: "gputrain export --model model.json --format c|fmu|python-ss --out DIR [--name NAME]",
@@ -53,7 +56,8 @@ reads model files directly). Every artifact carries the model file's SHA-256, th
 passivity certificate, recomputed from the taps; a model that is not certified passive is marked
 NOT PASSIVE in every one. NFIRs export to every format; a loop (what train writes when the search
 picks it) to c and fmu, the loop's equation solved in closed form at each step. Nothing is written
-unless every file can be made.`,
+unless every file can be made; files that exist in --out DIR are refused unless --force, which keeps
+each as NAME.bak.`,
 		example: `gputrain export --model model.json --format c --out plant_c --name plant
 gputrain export --model model.json --format fmu --out fmu --name plant
 gputrain export --model linear.json --format python-ss --out ss --name plant`,
@@ -81,6 +85,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 	if err != nil {
 		return badInput(fmt.Errorf("--model: %s", strings.ReplaceAll(err.Error(), "export: ", "")))
 	}
+	if err := checkTs(modelPath, src.Meta.Ts, ts, *allowTs); err != nil {
+		return err
+	}
 	files, err := export.Generate(src, format, export.Options{Name: name, Ts: ts})
 	if err != nil {
 		if errors.Is(err, export.ErrUnsupported) || errors.Is(err, export.ErrName) || errors.Is(err, model.ErrShape) {
@@ -95,6 +102,19 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 			return usagef("--out %s: %s exists and is not a regular file; remove it or choose another --out", out, p)
 		}
 		paths = append(paths, p)
+	}
+	if err := refuseExisting("out", *force, paths...); err != nil {
+		return err
+	}
+	var backups []string
+	for _, p := range paths {
+		bak, err := atomicfile.Backup(p)
+		if err != nil {
+			return failf("--out %s: keeping the existing file: %v; nothing written", out, err)
+		}
+		if bak != "" {
+			backups = append(backups, bak)
+		}
 	}
 	if err := export.Write(out, files); err != nil {
 		return failf("%v", err)
@@ -113,6 +133,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 			state = "NOT PASSIVE"
 		}
 		fmt.Fprintf(e.stdout, "wrote %s (%s; model SHA-256 %s)\n", strings.Join(paths, ", "), state, src.SHA256[:12])
+		if len(backups) > 0 {
+			fmt.Fprintf(e.stdout, "kept the previous files as %s\n", strings.Join(backups, ", "))
+		}
 	}
 	return nil
 }
@@ -120,6 +143,9 @@ gputrain export --model linear.json --format python-ss --out ss --name plant`,
 // checkExportDir accepts an existing directory, or a new one whose parent
 // exists, and refuses anything else before any work is done.
 func checkExportDir(out string) error {
+	if err := checkLexicalParents("out", out); err != nil {
+		return err
+	}
 	fi, err := os.Stat(out)
 	switch {
 	case err == nil && !fi.IsDir():

@@ -47,6 +47,7 @@ func runGenMSD(e *env, args []string) error {
 	fs.Var(&snr, "snr", "output signal-to-noise ratio in dB (white Gaussian noise on y; y_clean keeps the clean output); omit for noise-free data")
 	fs.IntVar(&samples, "samples", 250, "samples per batch (Ts = 0.02 s)")
 	fs.StringVar(&out, "out", "", "file to write (atomically): .csv (columns batch,u,y[,y_clean]), .npz or .mat")
+	force := addForceFlag(fs)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, batches, samples, seed, snr (null when noise-free)")
@@ -87,7 +88,8 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	default:
 		return usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
 	}
-	if err := checkOutPath("out", out, nil); err != nil {
+	dest, err := newOutFile("out", out, *force, nil)
+	if err != nil {
 		return err
 	}
 	cfg := data.MSDConfig{Batches: batches, Seed: seed, Samples: samples}
@@ -104,11 +106,11 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	if err != nil {
 		return badInput(err)
 	}
-	if err := write(out, d); err != nil {
+	if err := dest.write(func(p string) error { return write(p, d) }); err != nil {
 		return failf("%v", err)
 	}
 	if jsonOut {
-		r := map[string]any{"file": out, "batches": batches, "samples": samples, "seed": seed, "snr": nil}
+		r := map[string]any{"file": dest.target(), "batches": batches, "samples": samples, "seed": seed, "snr": nil}
 		if snr.set {
 			r["snr"] = snr.v
 		}
@@ -121,6 +123,6 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	if snr.set {
 		noise = fmt.Sprintf("SNR %g dB", snr.v)
 	}
-	fmt.Fprintf(e.stdout, "wrote %d batches × %d samples (%s, seed %d) to %s\n", batches, samples, noise, seed, out)
+	fmt.Fprintf(e.stdout, "wrote %d batches × %d samples (%s, seed %d) to %s\n", batches, samples, noise, seed, dest.where())
 	return nil
 }

@@ -75,6 +75,7 @@ func runGenZoo(e *env, p zoo.Plant, args []string) error {
 	fs.Var(&snr, "snr", "output signal-to-noise ratio in dB (white Gaussian noise on y; y_clean keeps the clean output); omit for noise-free data")
 	fs.IntVar(&drop, "drop", 0, "samples simulated and cut off at the start of each record, which then starts mid-motion (not passive from its first sample)")
 	fs.StringVar(&out, "out", "", "file to write (atomically): .csv (columns batch,u,y[,y_clean]), .npz or .mat")
+	force := addForceFlag(fs)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, plant, batches, samples, seed, ts, excitation, amplitude, snr (null when noise-free)")
@@ -95,7 +96,7 @@ Input: %s; output: %s over each sampling interval.
 	if snr.set && !(snr.v >= -100 && snr.v <= 300) {
 		return usagef("--snr %v: want a number of dB between -100 and 300", snr.v)
 	}
-	write, err := genWriter(out)
+	write, dest, err := genWriter(out, *force)
 	if err != nil {
 		return err
 	}
@@ -127,11 +128,11 @@ Input: %s; output: %s over each sampling interval.
 	if err != nil {
 		return failf("%v", err)
 	}
-	if err := write(out, d); err != nil {
+	if err := dest.write(func(p string) error { return write(p, d) }); err != nil {
 		return failf("%v", err)
 	}
 	if jsonOut {
-		r := map[string]any{"file": out, "plant": p.Name, "batches": batches, "samples": samples, "seed": seed,
+		r := map[string]any{"file": dest.target(), "plant": p.Name, "batches": batches, "samples": samples, "seed": seed,
 			"ts": cfg.Ts, "excitation": cfg.Excitation.String(), "amplitude": cfg.Amplitude, "snr": nil}
 		if snr.set {
 			r["snr"] = snr.v
@@ -146,15 +147,15 @@ Input: %s; output: %s over each sampling interval.
 		noise = fmt.Sprintf("SNR %g dB", snr.v)
 	}
 	fmt.Fprintf(e.stdout, "wrote %d records × %d samples of %s (Ts %g s, %v of peak %g, %s, seed %d) to %s\n",
-		batches, samples, p.Name, cfg.Ts, cfg.Excitation, cfg.Amplitude, noise, seed, out)
+		batches, samples, p.Name, cfg.Ts, cfg.Excitation, cfg.Amplitude, noise, seed, dest.where())
 	return nil
 }
 
 // genWriter checks --out (required, a known extension, writable) and
 // returns the writer for its format.
-func genWriter(out string) (func(string, *data.Dataset) error, error) {
+func genWriter(out string, force bool) (func(string, *data.Dataset) error, *outFile, error) {
 	if out == "" {
-		return nil, usagef("--out FILE is required (.csv, .npz or .mat)")
+		return nil, nil, usagef("--out FILE is required (.csv, .npz or .mat)")
 	}
 	write := data.WriteCSV
 	switch strings.ToLower(filepath.Ext(out)) {
@@ -164,10 +165,11 @@ func genWriter(out string) (func(string, *data.Dataset) error, error) {
 	case ".mat":
 		write = data.WriteMAT
 	default:
-		return nil, usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
+		return nil, nil, usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
 	}
-	if err := checkOutPath("out", out, nil); err != nil {
-		return nil, err
+	dest, err := newOutFile("out", out, force, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return write, nil
+	return write, dest, nil
 }

@@ -21,6 +21,9 @@ func makePlotDir(dir string) error { return makeOutDir("plot", dir) }
 // makeOutDir creates the directory of flag --name (and parents) if needed
 // and checks that files can be written in it.
 func makeOutDir(name, dir string) error {
+	if err := checkLexicalParents(name, dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("--%s %s: %v; choose a directory you can write", name, dir, err)
 	}

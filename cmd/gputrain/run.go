@@ -12,6 +12,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // Exit codes: a script can tell "the tool failed" from "you called it wrong".
@@ -19,6 +22,9 @@ const (
 	exitOK      = 0 // success
 	exitFailure = 1 // the work failed, was interrupted, or (certify) the model is not passive
 	exitUsage   = 2 // bad usage or bad input: a flag, a file, a value
+	// exitInternal is a bug of gputrain (a panic), never the user's doing:
+	// a script should report it rather than retry with other input.
+	exitInternal = 3
 )
 
 // cliError carries the exit code with the one-line message printed for it.
@@ -51,6 +57,8 @@ var errHelp = errors.New("help printed")
 type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
+	args           []string  // the command line after the program name, as given
+	start          time.Time // when the command started (model files record it)
 }
 
 // command is one entry of the command table.
@@ -71,6 +79,7 @@ func commands() []command {
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},
 		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
 		{"sweep", "many trainings as a scheduler's array or on local cores: sweep plan|run|collect", runSweep},
+		{"version", "the tool version, Go version and platform (also: gputrain --version)", runVersion},
 		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch) | bench zoo (every class on the plant zoo)", runBench},
 	}
 }
@@ -81,8 +90,9 @@ var testHookContext func() (context.Context, context.CancelFunc)
 
 // run is the whole program: it parses args, runs one command and returns the
 // exit code. It never panics on user input; an unexpected panic is reported
-// as one line and exit 1.
+// as one line with the version and exit 3 (exitInternal), never a stack trace.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	start := time.Now()
 	var ctx context.Context
 	var stop context.CancelFunc
 	if testHookContext != nil {
@@ -110,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			fmt.Fprintf(stderr, "\ngputrain: interrupted: %s (Ctrl-C again to abort)\n", what)
 		}()
 	}
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: args, start: start}
 
 	if len(args) == 0 {
 		printUsage(stderr)
@@ -124,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return run([]string{args[1], "--help"}, stdout, stderr)
 		}
 		printUsage(stdout)
+		return exitOK
+	case "--version", "-version":
+		fmt.Fprintln(stdout, readBuildInfo())
 		return exitOK
 	}
 	var cmd *command
@@ -139,12 +152,18 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "gputrain %s: internal error: %v; please report it with the command line you ran\n", name, r)
-			code = exitFailure
+			code = internalError(stderr, name, r)
 		}
 	}()
 	err := cmd.run(e, args[1:])
 	return report(stderr, "gputrain "+name, err)
+}
+
+// internalError reports a recovered panic as one line with the tool version
+// and returns exitInternal.
+func internalError(stderr io.Writer, name string, r any) int {
+	fmt.Fprintf(stderr, "gputrain %s: internal error (gputrain %s): %s; please report it with the command line you ran\n", name, toolVersion(), oneLine(fmt.Sprint(r)))
+	return exitInternal
 }
 
 // report prints err as one line and returns its exit code.
@@ -154,8 +173,14 @@ func report(stderr io.Writer, prefix string, err error) int {
 	}
 	code := exitFailure
 	var ce *cliError
-	if errors.As(err, &ce) {
+	var pe *trainer.PanicError
+	switch {
+	case errors.As(err, &ce):
 		code = ce.code
+	case errors.As(err, &pe):
+		// a panic in a worker goroutine, which the trainer turned into an error
+		fmt.Fprintf(stderr, "%s: internal error (gputrain %s): %s; please report it with the command line you ran\n", prefix, toolVersion(), oneLine(err.Error()))
+		return exitInternal
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
@@ -177,7 +202,9 @@ Commands:
 Run 'gputrain COMMAND --help' for the flags of a command, with an example.
 Start with:  gputrain demo --quick
 
-Exit codes: 0 success, 1 failure (or, for certify, not passive), 2 bad usage or bad input.
+Exit codes: 0 success; 1 failure: the work failed or was interrupted, a simulation went non-finite,
+or (certify) the model is not passive; 2 bad usage or bad input (a flag, a file, an existing --out
+without --force), found before any work; 3 internal error (a bug: please report it).
 `)
 }
 

@@ -39,15 +39,21 @@ func runSimulate(e *env, args []string) error {
 	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u and optionally batch; other columns are skipped), .npy, .npz or .mat; - reads standard input")
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
+	force := addForceFlag(fs)
+	ts := fs.Float64("ts", 0, "sampling time of the data in seconds, checked against the model's (0: unknown, not checked)")
+	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
+	allowNonfinite := fs.Bool("allow-nonfinite", false, allowNonfiniteUsage)
 	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command")
 	cols.inputOnly = true
 	fs.Lookup("ignore-extra").Usage = "ignored: simulate skips every column but the input and batch columns"
 	fs.Lookup("u").Usage += " (default: the name the model was trained with, falling back to u)"
 	spec := flagSpec{
-		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
+		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv [--force] [--ts S]",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
 q(t) = ŷ(t−1), from zero initial conditions at the start of every batch. The output has one row
-per input row, with columns batch (numbered 0, 1, … in file order), u and y_sim.`,
+per input row, with columns batch (numbered 0, 1, … in file order), u and y_sim. An existing --out
+is refused unless --force (which keeps it as FILE.bak); a simulation that goes non-finite fails
+(exit 1) and writes nothing unless --allow-nonfinite.`,
 		example: `gputrain simulate --model model.json --data test.csv --out sim.csv`,
 	}
 	if err := parseFlags(e, fs, spec, args); err != nil {
@@ -56,13 +62,21 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 	if out == "" {
 		return usagef("--out FILE.csv is required (or --out - for stdout)")
 	}
+	var dest *outFile
 	if out != "-" {
-		if err := checkOutPath("out", out, map[string]string{"data": dataPath, "model": modelPath}); err != nil {
+		var err error
+		if dest, err = newOutFile("out", out, *force, map[string]string{"data": dataPath, "model": modelPath}); err != nil {
 			return err
 		}
 	}
+	if !finite(*ts) || *ts < 0 {
+		return usagef("--ts %v: must be a finite number ≥ 0", *ts)
+	}
 	simulate, meta, err := loadSimulator(modelPath)
 	if err != nil {
+		return err
+	}
+	if err := checkTs(modelPath, meta.Ts, *ts, *allowTs); err != nil {
 		return err
 	}
 	cols.useModel(fs, meta.Training)
@@ -70,16 +84,28 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 	if err != nil {
 		return err
 	}
+	// Simulated before anything is written, so that a simulation that goes
+	// non-finite (or is interrupted) writes nothing, not even to stdout.
+	sims := make([][]float64, d.Len())
+	for i, b := range d.Batches {
+		ysim, err := simulate(e.ctx, b.U)
+		if isInterrupt(err) {
+			return interrupted("nothing written")
+		} else if err != nil {
+			return failf("simulating %s: %v", b.Name(i), err)
+		}
+		sims[i] = ysim
+		if t := firstNonfinite(sims[i]); t >= 0 && !*allowNonfinite {
+			return nonfiniteError("simulated output", b.Name(i)+" of "+dataPath, t, sims[i][t])
+		}
+	}
 	rows := 0 // flushed to w: what an interrupted --out - leaves on stdout
 	write := func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		bw.WriteString("batch,u,y_sim\n")
 		var buf []byte
 		for i, b := range d.Batches {
-			ysim, err := simulate(e.ctx, b.U)
-			if err != nil {
-				return err
-			}
+			ysim := sims[i]
 			for t := range b.U {
 				buf = strconv.AppendInt(buf[:0], int64(i), 10)
 				buf = append(buf, ',')
@@ -108,11 +134,11 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 		}
 		return nil
 	}
-	if err := model.WriteAtomic(out, write); isInterrupt(err) {
+	if err := dest.write(func(p string) error { return model.WriteAtomic(p, write) }); isInterrupt(err) {
 		return interrupted("nothing written to " + out)
 	} else if err != nil {
 		return failf("%v", err)
 	}
-	fmt.Fprintf(e.stdout, "wrote %d rows (%d batches) to %s\n", d.Samples(), d.Len(), out)
+	fmt.Fprintf(e.stdout, "wrote %d rows (%d batches) to %s\n", d.Samples(), d.Len(), dest.where())
 	return nil
 }

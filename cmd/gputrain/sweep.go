@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/passivenfir/gputrain/sweep"
 )
@@ -51,11 +52,11 @@ func runSweep(e *env, args []string) error {
 func sweepTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "gputrain train: internal error: %v; please report it with the trial's settings\n", r)
-			code = exitFailure
+			code = internalError(stderr, "train", r)
 		}
 	}()
-	return report(stderr, "gputrain train", runTrain(&env{ctx: ctx, stdout: stdout, stderr: stderr}, args))
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"train"}, args...), start: time.Now()}
+	return report(stderr, "gputrain train", runTrain(e, args))
 }
 
 // checkTrainFlags parses args with the train command's own flag set: a

@@ -256,6 +256,9 @@ func checkOutPath(flagName, path string, inputs map[string]string) error {
 	if path == "-" {
 		return usagef("--%s -: this output is written to a file; give a file name", flagName)
 	}
+	if err := checkLexicalParents(flagName, path); err != nil {
+		return err
+	}
 	if fi, err := os.Stat(path); err == nil {
 		switch {
 		case fi.IsDir():
@@ -367,6 +370,9 @@ func zeroScored(d *data.Dataset, skip int) []string {
 // checkOutDir fails early when path, a directory the command will create
 // if needed, exists as something else.
 func checkOutDir(flagName, path string) error {
+	if err := checkLexicalParents(flagName, path); err != nil {
+		return err
+	}
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		return usagef("--%s %s exists and is not a directory; give a directory", flagName, path)
 	}
@@ -473,9 +479,11 @@ type trainJob struct {
 	cfg        trainer.Config
 	train, val *data.Dataset
 	out        string          // model file
+	dest       *outFile        // how to write it (nil: replace out, keeping the old file as out.bak)
 	plotDir    string          // "" for no plots
 	settings   json.RawMessage // stored as the model's training object
 	prog       *progress
+	env        *env // the command's, for the model file's provenance (set by runTraining)
 	// search, when set, chooses the structure (package search) instead of
 	// training cfg's; settings are then made for the chosen one.
 	search *searchJob
@@ -540,13 +548,14 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 	if job.train != nil {
 		ts = job.train.Ts
 	}
-	if err := classes.Save(job.out, m, classes.Meta{Ts: ts, Training: job.settings}); err != nil {
+	meta := classes.Meta{Ts: ts, Training: withProvenance(job.settings, job.env)}
+	if err := job.dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
 		return out, failf("%v; nothing written", err)
 	}
 	out.saved, out.loop = true, cert.Reason
 	out.res = &trainer.Result{BestValFit: sr.LoopFit, Cert: model.Certificate{Passive: true}}
 	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.out)
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.dest.where())
 	}
 	if job.plotDir != "" {
 		// The loop's output is its figure (fit.*), as for train --model
@@ -590,6 +599,10 @@ type trainOutcome struct {
 // failure (exit 1) even when its best model was saved.
 func runTraining(e *env, job trainJob) (trainOutcome, error) {
 	var out trainOutcome
+	if job.dest == nil {
+		job.dest = &outFile{flag: "out", path: job.out, force: true}
+	}
+	job.env = e
 	cfg := job.cfg
 	cfg.Progress = job.prog.callback()
 	if job.search != nil {
@@ -604,6 +617,9 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, usagef("%v", err)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && e.ctx.Err() == nil {
+		if pe := (*trainer.PanicError)(nil); errors.As(err, &pe) {
+			return out, fmt.Errorf("training failed: %w", err) // a bug: report gives it exit 3
+		}
 		return out, failf("training failed: %v", err)
 	}
 	out.interrupted = err != nil || e.ctx.Err() != nil
@@ -617,19 +633,19 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, failf("the trainer returned no model; nothing written")
 	}
 	meta := res.Meta
-	meta.Training = job.settings
+	meta.Training = withProvenance(job.settings, e)
 	if meta.Mode == "" {
 		meta.Mode = cfg.Passivity
 	}
 	if meta.Ts == 0 && job.train != nil {
 		meta.Ts = job.train.Ts
 	}
-	if err := model.Save(job.out, res.Model, meta); err != nil {
+	if err := job.dest.write(func(p string) error { return model.Save(p, res.Model, meta) }); err != nil {
 		return out, failf("%v; nothing written", err)
 	}
 	out.saved = true
 	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(res.BestValFit), job.out)
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(res.BestValFit), job.dest.where())
 	}
 	if job.plotDir != "" {
 		if err := trainingPlots(job.plotDir, res, cfg, job.val, job.train); err != nil {
@@ -664,7 +680,8 @@ func runTrain(e *env, args []string) error {
 	)
 	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat; - reads standard input")
 	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5, else the last 20% of each batch after a lead-in of the model memory)")
-	fs.StringVar(&out, "out", "model.json", "model file to write (atomically)")
+	fs.StringVar(&out, "out", "model.json", "model file to write (atomically); an existing file is refused unless --force")
+	force := addForceFlag(fs)
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
@@ -684,7 +701,8 @@ func runTrain(e *env, args []string) error {
 closed-loop backpropagation-through-time step. With no structure flag (--search auto) the structure
 is chosen on the validation data: the passive linear FIR's length, NFIR structures around it by
 successive halving (--budget), and the passive feedback loop of two NFIRs; the best closed-loop
-validation Fit wins, never below the passive FIR's. Ctrl-C stops and saves the best model so far (exit 1).`,
+validation Fit wins, never below the passive FIR's. Ctrl-C stops and saves the best model so far (exit 1).
+An existing --out is refused before any work unless --force, which keeps the old file as NAME.bak.`,
 		example: `gputrain gen msd --batches 50 --seed 1 --out train.csv
 gputrain train --data train.csv --branches 4 --taps 30 --iters 2 --epochs 50 --out model.json
 gputrain train --data robot.csv --u ue --y ye --branches 0 --linear-taps 500 --out fir.json
@@ -699,7 +717,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	if modelName != defaultModel {
 		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
-			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut}).run(e)
+			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut, force: *force}).run(e)
 	}
 	cfg, err := h.resolve()
 	if err != nil {
@@ -708,7 +726,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if !finite(ts) || ts < 0 {
 		return usagef("--ts %v: must be a finite number ≥ 0", ts)
 	}
-	if err := checkOutPath("out", out, map[string]string{"data": dataPath, "val": valPath, "config": config}); err != nil {
+	dest, err := newOutFile("out", out, *force, map[string]string{"data": dataPath, "val": valPath, "config": config})
+	if err != nil {
 		return err
 	}
 	if plotDir != "" {
@@ -844,7 +863,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			return err
 		}
 	}
-	job := trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, plotDir: plotDir,
+	job := trainJob{cfg: cfg, train: trainSet, val: valSet, out: out, dest: dest, plotDir: plotDir,
 		settings: settings(cfg, extra), prog: prog}
 	if searching && valSet == nil {
 		prog.note("note: no validation data to choose a structure on: training the paper's default structure; give --val FILE")
@@ -864,7 +883,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	if jsonOut && oc.res != nil {
 		r := map[string]any{
-			"model": out, "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
+			"model": dest.target(), "saved": oc.saved, "interrupted": oc.interrupted, "seconds": oc.seconds,
 			"best_val_fit": jsonFloat(oc.res.BestValFit), "certificate": oc.res.Cert,
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet),
 			"taps_at_bound": oc.res.TapsAtBound, "ridge_ratio": jsonFloat(oc.res.RidgeRatio),
@@ -872,6 +891,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			"data_check": check,
 			"decay":      oc.cfg.Decay, // resolved (--decay auto is stored as "auto" in the model)
 			"notes":      append(append([]string{}, dataNotes...), notes...),
+		}
+		if dest.backup != "" {
+			r["backup"] = dest.backup
 		}
 		if job.search != nil && job.search.res != nil {
 			r["structure_search"] = searchSummary(job.search.res)
@@ -893,7 +915,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			cert = "passive loop of two NFIRs, " + oc.loop
 		}
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
-			oc.seconds, valFitText(oc.res.BestValFit), cert, out)
+			oc.seconds, valFitText(oc.res.BestValFit), cert, dest.where())
 		for _, n := range notes {
 			fmt.Fprintln(e.stdout, "note: "+n)
 		}

@@ -108,6 +108,7 @@ type classTrain struct {
 	cols                            *columns
 	ts                              float64
 	quiet, jsonOut                  bool
+	force                           bool // --force: replace an existing --out, keeping it as .bak
 }
 
 func (j *classTrain) run(e *env) error {
@@ -132,7 +133,8 @@ func (j *classTrain) run(e *env) error {
 	case !finite(j.ts) || j.ts < 0:
 		return usagef("--ts %v: must be a finite number ≥ 0", j.ts)
 	}
-	if err := checkOutPath("out", j.out, map[string]string{"data": j.dataPath, "val": j.valPath, "config": j.config}); err != nil {
+	dest, err := newOutFile("out", j.out, j.force, map[string]string{"data": j.dataPath, "val": j.valPath, "config": j.config})
+	if err != nil {
 		return err
 	}
 	if j.plotDir != "" {
@@ -205,11 +207,11 @@ func (j *classTrain) run(e *env) error {
 		extra["val"] = j.valPath
 	}
 	training, _ := json.Marshal(extra)
-	meta := classes.Meta{Ts: j.ts, Training: training}
+	meta := classes.Meta{Ts: j.ts, Training: withProvenance(training, e)}
 	if meta.Ts == 0 {
 		meta.Ts = trainSet.Ts
 	}
-	if err := classes.Save(j.out, m, meta); err != nil {
+	if err := dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
 		return failf("%v; nothing written", err)
 	}
 	valFit := math.NaN()
@@ -233,7 +235,7 @@ func (j *classTrain) run(e *env) error {
 	}
 	if j.jsonOut {
 		r := map[string]any{
-			"model": j.out, "class": j.name, "saved": true, "interrupted": interrupted, "seconds": seconds,
+			"model": dest.target(), "class": j.name, "saved": true, "interrupted": interrupted, "seconds": seconds,
 			"best_val_fit": jsonFloat(valFit), "passive": cert.Passive, "certificate": cert.Reason, "params": m.NumParams(),
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet), "data_check": check, "notes": append([]string{}, dataNotes...),
 		}
@@ -242,13 +244,13 @@ func (j *classTrain) run(e *env) error {
 		}
 	} else if !j.quiet {
 		fmt.Fprintf(e.stdout, "trained %s (%d parameters) in %.1fs%s; certificate: %s\nmodel written to %s\n",
-			j.name, m.NumParams(), seconds, valFitText(valFit), passiveText(cert), j.out)
+			j.name, m.NumParams(), seconds, valFitText(valFit), passiveText(cert), dest.where())
 		if j.plotDir != "" {
 			fmt.Fprintf(e.stdout, "plots written to %s\n", j.plotDir)
 		}
 	}
 	if interrupted {
-		return failf("interrupted: saved the best model so far%s to %s", valFitText(valFit), j.out)
+		return failf("interrupted: saved the best model so far%s to %s", valFitText(valFit), dest.where())
 	}
 	return nil
 }

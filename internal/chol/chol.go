@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/passivenfir/gputrain/internal/gopanic"
 )
 
 // nb is the panel height: the depth of the trailing updates. 64 keeps a
@@ -68,15 +70,18 @@ func update(c []float64, ldc int, a []float64, lda, k, m, W int) {
 		return
 	}
 	var wg sync.WaitGroup
+	var pc gopanic.Catcher // a worker's panic is raised again here, not in its goroutine
 	for w := 1; w < W; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer pc.Catch()
 			updateRows(c, ldc, a, lda, k, m, w, W)
 		}()
 	}
 	updateRows(c, ldc, a, lda, k, m, 0, W)
 	wg.Wait()
+	pc.Repanic()
 }
 
 // updateRows does the row tiles w, w+W, w+2W, … of update: four rows i..i+3
