@@ -90,7 +90,11 @@ is refused unless --force (which keeps it as FILE.bak); a simulation that goes n
 	for i, b := range d.Batches {
 		ysim, err := simulate(e.ctx, b.U)
 		if isInterrupt(err) {
-			return interrupted("nothing written")
+			where := out
+			if out == "-" {
+				where = "stdout"
+			}
+			return interrupted("nothing written to " + where)
 		} else if err != nil {
 			return failf("simulating %s: %v", b.Name(i), err)
 		}

@@ -549,6 +549,9 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 		ts = job.train.Ts
 	}
 	meta := classes.Meta{Ts: ts, Training: withProvenance(job.settings, job.env)}
+	if job.dest == nil {
+		job.dest = &outFile{flag: "out", path: job.out, force: true}
+	}
 	if err := job.dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
 		return out, failf("%v; nothing written", err)
 	}

@@ -116,6 +116,9 @@ func withProvenance(training json.RawMessage, e *env) json.RawMessage {
 			return training
 		}
 	}
+	if e == nil {
+		e = &env{}
+	}
 	b := readBuildInfo()
 	start := e.start
 	if start.IsZero() {
