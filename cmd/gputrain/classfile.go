@@ -52,7 +52,12 @@ func loadSimulator(path string) (func(u []float64) []float64, model.Meta, error)
 // as for a feed-forward NFIR.
 func evalClass(m classes.Model, d *data.Dataset, skip int) (trainer.Eval, error) {
 	s, err := classes.Evaluate(m, d, skip, 0)
-	return trainer.Eval{ClosedLoop: s, OpenLoop: s}, err
+	ev := trainer.Eval{ClosedLoop: s, OpenLoop: s}
+	if err == nil {
+		n := classNRMSE(m, d, skip)
+		ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop = n, n
+	}
+	return ev, err
 }
 
 // classResponsePlot is responsePlot for a model of another class.

@@ -25,17 +25,17 @@ func loadModel(path string) (*model.NFIR, model.Meta, error) {
 	return m, meta, nil
 }
 
-// evalJSON is the --json shape of eval: {"fit": {"closed_loop": …, "open_loop": …}}.
+// evalJSON is the --json shape of eval: {"fit": {"closed_loop": …, "open_loop": …},
+// "nrmse_fit": {…}, "measures": {"fit": formula, "nrmse_fit": formula}}.
 type evalJSON struct {
-	Fit struct {
-		ClosedLoop summaryJSON `json:"closed_loop"`
-		OpenLoop   summaryJSON `json:"open_loop"`
-	} `json:"fit"`
-	Model    string `json:"model"`
-	Data     string `json:"data"`
-	Skip     int    `json:"skip"`
-	Batches  int    `json:"batches"`
-	ScoredOn string `json:"scored_on"` // "y" or "y_clean"
+	Fit      fitJSON           `json:"fit"`       // the paper's Fit (fitPaperFormula)
+	NRMSEFit fitJSON           `json:"nrmse_fit"` // MATLAB compare's fit (fitNRMSEFormula)
+	Measures map[string]string `json:"measures"`  // each measure's formula, by key
+	Model    string            `json:"model"`
+	Data     string            `json:"data"`
+	Skip     int               `json:"skip"`
+	Batches  int               `json:"batches"`
+	ScoredOn string            `json:"scored_on"` // "y" or "y_clean"
 }
 
 func runEval(e *env, args []string) error {
@@ -142,7 +142,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	if jsonOut {
 		var r evalJSON
-		r.Fit.ClosedLoop, r.Fit.OpenLoop = toSummaryJSON(ev.ClosedLoop), toSummaryJSON(ev.OpenLoop)
+		r.Fit, r.NRMSEFit, r.Measures = toFitJSON(ev.ClosedLoop, ev.OpenLoop), toFitJSON(ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop), fitMeasures()
 		r.Model, r.Data, r.Skip, r.Batches, r.ScoredOn = modelPath, dataPath, skip, d.Len(), scored
 		return writeJSON(e.stdout, r)
 	}
@@ -163,14 +163,20 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	return nil
 }
 
-// fitTable prints the closed- and open-loop Fit summaries.
+// fitTable prints the closed- and open-loop summaries of both fit measures
+// (fitmeasures.go), each under its name and formula.
 func fitTable(w io.Writer, ev trainer.Eval) {
-	fmt.Fprintf(w, "%-13s %8s %8s %8s %8s\n", "Fit [%]", "median", "mean", "min", "max")
-	for _, r := range []struct {
-		name string
-		s    model.Summary
-	}{{"closed loop", ev.ClosedLoop}, {"open loop", ev.OpenLoop}} {
-		fmt.Fprintf(w, "%-13s %8.2f %8.2f %8.2f %8.2f\n", r.name, r.s.Median, r.s.Mean, r.s.Min, r.s.Max)
+	for _, t := range []struct {
+		head, formula string
+		closed, open  model.Summary
+	}{{"Fit [%]", fitPaperFormula, ev.ClosedLoop, ev.OpenLoop}, {"NRMSE fit [%]", fitNRMSEFormula, ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop}} {
+		fmt.Fprintf(w, "%-13s %8s %8s %8s %8s   %s\n", t.head, "median", "mean", "min", "max", t.formula)
+		for _, r := range []struct {
+			name string
+			s    model.Summary
+		}{{"closed loop", t.closed}, {"open loop", t.open}} {
+			fmt.Fprintf(w, "%-13s %8.2f %8.2f %8.2f %8.2f\n", r.name, r.s.Median, r.s.Mean, r.s.Min, r.s.Max)
+		}
 	}
 }
 
