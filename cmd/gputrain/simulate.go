@@ -38,16 +38,18 @@ func runSimulate(e *env, args []string) error {
 	fs.StringVar(&dataPath, "data", "", "input data file: .csv (column u and optionally batch; other columns are skipped), .npy, .npz or .mat")
 	fs.StringVar(&out, "out", "", "CSV file to write (atomically) with columns batch,u,y_sim; - for stdout")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
-	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command")
+	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command (with --open-loop: the measured output column)")
+	openLoop := fs.Bool("open-loop", false, openLoopAbout)
 	cols.inputOnly = true
 	fs.Lookup("ignore-extra").Usage = "ignored: simulate skips every column but the input and batch columns"
 	fs.Lookup("u").Usage += " (default: the name the model was trained with, falling back to u)"
 	spec := flagSpec{
-		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv",
+		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv [--open-loop]",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
 q(t) = ŷ(t−1), from zero initial conditions at the start of every batch. The output has one row
 per input row, with columns batch (numbered 0, 1, … in file order), u and y_sim.`,
-		example: `gputrain simulate --model model.json --data test.csv --out sim.csv`,
+		example: `gputrain simulate --model model.json --data test.csv --out sim.csv
+gputrain simulate --model model.json --data test.csv --open-loop --out pred.csv`,
 	}
 	if err := parseFlags(e, fs, spec, args); err != nil {
 		return err
@@ -59,6 +61,9 @@ per input row, with columns batch (numbered 0, 1, … in file order), u and y_si
 		if err := checkOutPath("out", out, map[string]string{"data": dataPath, "model": modelPath}); err != nil {
 			return err
 		}
+	}
+	if *openLoop {
+		return simulateOpenLoop(e, fs, cols, modelPath, dataPath, out)
 	}
 	simulate, meta, err := loadSimulator(modelPath)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -82,5 +83,101 @@ func TestEvalBothFits(t *testing.T) {
 	}
 	if r.Measures["fit"] != fitPaperFormula || r.Measures["nrmse_fit"] != fitNRMSEFormula {
 		t.Errorf("measures %v", r.Measures)
+	}
+}
+
+// readRows reads a CSV written by simulate into its header and columns.
+func readRows(t *testing.T, path string) (header []string, cols [][]float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	header = strings.Split(lines[0], ",")
+	cols = make([][]float64, len(header))
+	for _, l := range lines[1:] {
+		for j, f := range strings.Split(l, ",") {
+			var v float64
+			if _, err := fmt.Sscan(f, &v); err != nil {
+				t.Fatalf("%s: %q: %v", path, l, err)
+			}
+			cols[j] = append(cols[j], v)
+		}
+	}
+	return header, cols
+}
+
+// TestSimulateOpenLoop checks that simulate --open-loop writes the one-step
+// predictions of a feedback model (q = measured y(t−1)), which differ from
+// its closed-loop simulation, and says that a feed-forward model's are its
+// simulation.
+func TestSimulateOpenLoop(t *testing.T) {
+	dir := t.TempDir()
+	dataPath, modelPath := tinyModel(t, dir, 2)
+	m, _, err := model.Load(modelPath)
+	if err != nil || !m.Feedback {
+		t.Fatalf("tiny model: %v, feedback %v", err, m != nil && m.Feedback)
+	}
+	pred := filepath.Join(dir, "pred.csv")
+	code, _, stderr := cli(t, "simulate", "--model", modelPath, "--data", dataPath, "--open-loop", "--out", pred)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	header, cols := readRows(t, pred)
+	if strings.Join(header, ",") != "batch,u,y,y_pred" {
+		t.Fatalf("header %v", header)
+	}
+	// batch 0 of the file: rows until the batch column changes
+	n := 0
+	for n < len(cols[0]) && cols[0][n] == 0 {
+		n++
+	}
+	u, y, got := cols[1][:n], cols[2][:n], cols[3][:n]
+	want, _ := m.Forward(u, data.Q(y))
+	closed, _ := m.Simulate(u)
+	differs := false
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+			t.Fatalf("y_pred[%d] = %g; want %g (one-step prediction)", i, got[i], want[i])
+		}
+		differs = differs || math.Abs(closed[i]-want[i]) > 1e-9
+	}
+	if !differs {
+		t.Error("the feedback model's open-loop prediction equals its simulation: the test does not tell them apart")
+	}
+
+	// A feed-forward model: the same as the simulation, and said so.
+	ff, err := model.New(model.Structure{LinearTaps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(ff.Lin, []float64{1, 0.5})
+	ffPath := filepath.Join(dir, "ff.json")
+	if err := model.Save(ffPath, ff, model.Meta{Mode: "exact"}); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, "simulate", "--model", ffPath, "--data", dataPath, "--open-loop", "--out", pred)
+	if code != 0 || !strings.Contains(stderr, "equals its closed-loop simulation") {
+		t.Fatalf("FF model: exit %d, stderr %q", code, stderr)
+	}
+	_, cols = readRows(t, pred)
+	sim, _ := ff.Simulate(cols[1][:n])
+	for i := range sim {
+		if math.Abs(cols[3][i]-sim[i]) > 1e-12 {
+			t.Fatalf("FF y_pred[%d] = %g; want the simulation %g", i, cols[3][i], sim[i])
+		}
+	}
+
+	// The measured output is needed: a file without it is bad input.
+	uOnly := filepath.Join(dir, "u.csv")
+	if err := os.WriteFile(uOnly, []byte("u\n1\n2\n3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cli(t, "simulate", "--model", modelPath, "--data", uOnly, "--open-loop", "--out", filepath.Join(dir, "x.csv")); code != 2 || !strings.Contains(stderr, "y") {
+		t.Errorf("no y column: exit %d, %q; want 2", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.csv")); err == nil {
+		t.Error("a refused run wrote its output")
 	}
 }
