@@ -12,6 +12,7 @@ import (
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // writeCSV writes a single-batch u,y CSV and returns its path.
@@ -180,4 +181,100 @@ func TestSimulateOpenLoop(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.csv")); err == nil {
 		t.Error("a refused run wrote its output")
 	}
+}
+
+// TestMetricsLog checks train --log: one JSON object per θ_G step, epoch
+// and evaluation, written as training goes, with the fields documented in
+// docs/MODEL_FORMAT.md; CSV for a .csv name; a log path that would
+// overwrite the model or cannot be written is refused before training.
+func TestMetricsLog(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 5, "1")
+	logPath := filepath.Join(dir, "metrics.jsonl")
+	var lines int
+	testHookEvent = func(ev trainer.Event) {
+		// written through at once: every event before this one is in the file
+		if ev.Stage == "eval" {
+			b, _ := os.ReadFile(logPath)
+			lines = strings.Count(string(b), "\n")
+		}
+	}
+	defer func() { testHookEvent = nil }()
+	mustRun(t, "train", "--data", train, "--branches", "2", "--taps", "10", "--iters", "2", "--epochs", "3", "--patience", "0",
+		"--quiet", "--log", logPath, "--out", filepath.Join(dir, "m.json"))
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %d %q: %v", i+1, l, err)
+		}
+		for _, k := range []string{"iteration", "epoch", "phase", "loss", "train_fit", "open_loop_val_fit", "closed_loop_val_fit", "seconds"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("line %d lacks %q: %s", i+1, k, l)
+			}
+		}
+		p := r["phase"].(string)
+		phases = append(phases, p)
+		switch p {
+		case "adam":
+			if r["open_loop_val_fit"] == nil || r["epoch"] == nil || r["loss"] == nil {
+				t.Errorf("adam line without its figures: %s", l)
+			}
+		case "eval":
+			if r["closed_loop_val_fit"] == nil {
+				t.Errorf("eval line without the closed-loop validation fit: %s", l)
+			}
+		case "thetaG":
+			if r["loss"] == nil || r["epoch"] != nil {
+				t.Errorf("thetaG line: %s", l)
+			}
+		}
+	}
+	want := "thetaG adam adam adam eval thetaG adam adam adam eval"
+	if got := strings.Join(phases, " "); got != want {
+		t.Errorf("phases %q; want %q", got, want)
+	}
+	if lines != 10 {
+		t.Errorf("at the last evaluation the file held %d lines; want 10 (written as training goes)", lines)
+	}
+
+	csvPath := filepath.Join(dir, "metrics.csv")
+	mustRun(t, "train", "--data", train, "--branches", "2", "--taps", "10", "--iters", "1", "--epochs", "2",
+		"--quiet", "--log", csvPath, "--out", filepath.Join(dir, "m2.json"))
+	header, cols := readCSVText(t, csvPath)
+	if strings.Join(header, ",") != strings.Join(metricsHeader, ",") || len(cols) != 4 {
+		t.Errorf("CSV log: header %v, %d rows", header, len(cols))
+	}
+
+	for _, tc := range []struct{ log, want string }{
+		{filepath.Join(dir, "m3.json"), "is the --out file"},
+		{filepath.Join(dir, "nosuch", "m.jsonl"), "does not exist"},
+		{train, "is the --data file"},
+	} {
+		code, _, stderr := cli(t, "train", "--data", train, "--branches", "2", "--quiet", "--log", tc.log, "--out", filepath.Join(dir, "m3.json"))
+		if code != 2 || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "--log") {
+			t.Errorf("--log %s: exit %d, %q; want 2 and %q", tc.log, code, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m3.json")); err == nil {
+		t.Error("a refused --log still trained")
+	}
+}
+
+// readCSVText splits a CSV without quoted fields into its header and rows.
+func readCSVText(t *testing.T, path string) (header []string, rows [][]string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, l := range lines[1:] {
+		rows = append(rows, strings.Split(l, ","))
+	}
+	return strings.Split(lines[0], ","), rows
 }
