@@ -667,6 +667,7 @@ func runTrain(e *env, args []string) error {
 	var searchMode search.Mode
 	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
 	logPath := fs.String("log", "", metricsLogAbout)
+	warmPath := fs.String("warm-start", "", warmStartAbout)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
@@ -694,6 +695,13 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if *logPath != "" && modelName != defaultModel {
 		return usagef("--log records the NFIR's θ_G steps and epochs; --model %s does not write one: leave --log out", modelName)
 	}
+	if *warmPath != "" && modelName != defaultModel {
+		return usagef("--warm-start continues an NFIR's training; --model %s starts afresh: leave --warm-start out", modelName)
+	}
+	start, err := h.warmStart(*warmPath)
+	if err != nil {
+		return err
+	}
 	if modelName != defaultModel {
 		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
 			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut}).run(e)
@@ -719,6 +727,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	fixed := search.Fixed{Branches: isSet(fs, "branches"), Taps: isSet(fs, "taps"), R1: isSet(fs, "r1"), R2: isSet(fs, "r2"),
 		Hidden: isSet(fs, "hidden"), Feedback: isSet(fs, "feedback") || isSet(fs, "no-feedback"), LinearTaps: isSet(fs, "linear-taps")}
 	searching := searchMode.Searches(fixed)
+	if searching, err = useWarmStart(&cfg, start, searchMode, isSet(fs, "search"), searching); err != nil {
+		return err
+	}
 	if *budget < 1 {
 		return usagef("--budget %d: must be ≥ 1 (1: every candidate trains once with the full schedule)", *budget)
 	}
@@ -813,6 +824,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	if valPath != "" {
 		extra["val"] = valPath
+	}
+	if *warmPath != "" {
+		extra["warm-start"] = *warmPath
 	}
 	scaleU, scaleY := 1.0, 1.0
 	if a, b := trainer.AutoScale(trainSet); cfg.Scale == "auto" {

@@ -278,3 +278,77 @@ func readCSVText(t *testing.T, path string) (header []string, rows [][]string) {
 	}
 	return strings.Split(lines[0], ","), rows
 }
+
+// TestWarmStart checks train --warm-start: the run continues from the
+// file's parameters and structure with no structure search, its validation
+// Fit is at least the starting model's, and structure flags that disagree
+// with the file are refused before any work, each named.
+func TestWarmStart(t *testing.T) {
+	dir := t.TempDir()
+	train := genData(t, dir, 5, "1")
+	val := genData(t, dir, 3, "2")
+	first := filepath.Join(dir, "first.json")
+	mustRun(t, append([]string{"train", "--data", train, "--val", val, "--out", first}, tiny...)...)
+	startModel, _, err := model.Load(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	second := filepath.Join(dir, "second.json")
+	mustRun(t, "train", "--data", train, "--val", val, "--warm-start", first, "--iters", "1", "--epochs", "2", "--seed", "5", "--quiet", "--out", second)
+	m, _, err := model.Load(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameStructureForTest(m.Structure, startModel.Structure) {
+		t.Errorf("warm start changed the structure: %+v, started from %+v", m.Structure, startModel.Structure)
+	}
+	tr := storedTraining(t, second)
+	if tr["warm-start"] != first || tr[searchKey] != nil {
+		t.Errorf("training object: warm-start %v, structure_search %v; want %s and none", tr["warm-start"], tr[searchKey], first)
+	}
+	fitOf := func(path string) float64 {
+		var r struct {
+			Fit struct {
+				ClosedLoop struct{ Median float64 } `json:"closed_loop"`
+			} `json:"fit"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, "eval", "--model", path, "--data", val, "--json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Fit.ClosedLoop.Median
+	}
+	if a, b := fitOf(first), fitOf(second); b < a-1e-9 {
+		t.Errorf("validation Fit after the warm start %.6f < the starting model's %.6f", b, a)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--taps", "11", "--hidden", "3"}, []string{"--taps 11 (the model has 10)", `--hidden "3"`}},
+		{[]string{"--no-feedback"}, []string{"--no-feedback (the model has feedback)"}},
+		{[]string{"--members", "2"}, []string{"--members 2"}},
+		{[]string{"--search", "on"}, []string{"--search on"}},
+		{[]string{"--model", "gru"}, []string{"--warm-start"}},
+	} {
+		out := filepath.Join(dir, "refused.json")
+		args := append([]string{"train", "--data", train, "--warm-start", first, "--quiet", "--out", out}, tc.args...)
+		code, _, stderr := cli(t, args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d; want 2 (%s)", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: %q lacks %q", tc.args, stderr, w)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: a refused run wrote %s", tc.args, out)
+		}
+	}
+}
+
+func sameStructureForTest(a, b model.Structure) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b)
+}
