@@ -56,13 +56,14 @@ func runEval(e *env, args []string) error {
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	cols.note(fs)
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
-	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
+	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}, "nrmse_fit": {…}, "measures": {"fit": formula, "nrmse_fit": formula}} on stdout`)
 	spec := flagSpec{
 		usage: "gputrain eval --model model.json --data FILE [--skip N] [--plot DIR] [--json]",
 		about: `Fit [%] = 100·(1 − ‖y − ŷ‖/‖y‖) per batch, and its mean, median, min and max, in closed loop
 (the deployed model feeds back its own output, q(t) = ŷ(t−1)) and open loop (q(t) = y(t−1) from
 the data, the one-step-ahead predictor). When the data has a y_clean column, Fit is scored
-against it (noise-free output), as in the paper.`,
+against it (noise-free output), as in the paper. Beside it, MATLAB compare's NRMSE fit [%] =
+100·(1 − ‖y − ŷ‖/‖y − mean(y)‖), which scores against the mean of y instead of zero.`,
 		example: `gputrain eval --model model.json --data test.csv
 gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
