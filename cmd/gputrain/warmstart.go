@@ -53,8 +53,12 @@ func (h *hyper) warmStart(path string) (*model.NFIR, error) {
 		bad = append(bad, fmt.Sprintf("--hidden %q (the model has %q)", given.String(), file.String()))
 	}
 	if len(bad) > 0 {
-		return nil, usagef("--warm-start %s: the structure comes from the model file, and %s disagree%s with it; leave the structure flags out",
-			path, strings.Join(bad, ", "), map[bool]string{true: "s"}[len(bad) == 1])
+		verb := "disagree"
+		if len(bad) == 1 {
+			verb = "disagrees"
+		}
+		return nil, usagef("--warm-start %s: the structure comes from the model file, and %s %s with it; leave the structure flags out",
+			path, strings.Join(bad, ", "), verb)
 	}
 	h.cfg.Structure = s
 	h.cfg.Structure.Hidden = slices.Clone(s.Hidden)
