@@ -127,7 +127,11 @@ func (l *metricsLog) wrapSearch(next func(search.Event)) func(search.Event) {
 		return next
 	}
 	return func(ev search.Event) {
-		l.write(metricsRecord{Phase: "search", Stage: ev.Stage, Iteration: ev.Rung + 1, Candidate: ev.Candidate,
+		rung := 0 // the search's other stages belong to no rung
+		if ev.Stage == "rung" || ev.Stage == "candidate" {
+			rung = ev.Rung + 1
+		}
+		l.write(metricsRecord{Phase: "search", Stage: ev.Stage, Iteration: rung, Candidate: ev.Candidate,
 			ClosedLoopValFit: jsonFloat(ev.ValFit), Seconds: ev.Elapsed.Seconds(), Note: ev.Note})
 		if next != nil {
 			next(ev)

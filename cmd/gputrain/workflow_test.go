@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
@@ -351,4 +353,26 @@ func TestWarmStart(t *testing.T) {
 
 func sameStructureForTest(a, b model.Structure) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b)
+}
+
+// TestMetricsLogSearch: during a structure search (whose candidates log no
+// epochs) each search event is one line of phase search, with its rung,
+// candidate and closed-loop validation fit (null when it has none).
+func TestMetricsLogSearch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	l, err := openMetricsLog(path, trainer.DefaultConfig(), os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := l.wrapSearch(nil)
+	log(search.Event{Stage: "plan", ValFit: math.NaN(), Note: "9 candidates"})
+	log(search.Event{Stage: "candidate", Rung: 1, Rungs: 3, Candidate: "FF 10×64", ValFit: 80.5, Elapsed: 1500 * time.Millisecond})
+	l.close()
+	b, _ := os.ReadFile(path)
+	want := `{"iteration":0,"epoch":null,"phase":"search","loss":null,"train_fit":null,"open_loop_val_fit":null,"closed_loop_val_fit":null,"seconds":0,"stage":"plan","note":"9 candidates"}
+{"iteration":2,"epoch":null,"phase":"search","loss":null,"train_fit":null,"open_loop_val_fit":null,"closed_loop_val_fit":80.5,"seconds":1.5,"stage":"candidate","candidate":"FF 10×64"}
+`
+	if string(b) != want {
+		t.Errorf("search log:\n%s\nwant:\n%s", b, want)
+	}
 }
