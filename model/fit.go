@@ -44,6 +44,48 @@ func Fit(y, yhat []float64, skip int) (float64, error) {
 	return 100 * (1 - math.Sqrt(e)/math.Sqrt(s)), nil
 }
 
+// NRMSEFit returns 100·(1 − ‖y − ŷ‖/‖y − mean(y)‖) over samples skip..end,
+// the mean taken over the same samples: the fit of MATLAB's compare (its
+// NRMSE measure), which scores a prediction against the best constant where
+// Fit scores it against zero. Since ‖y − mean(y)‖ ≤ ‖y‖ it is at most Fit's
+// value, equal when y has zero mean. A prediction that overflows or is NaN
+// scores −Inf; an output constant over the scored samples has no NRMSE fit
+// (ErrZeroOutput).
+func NRMSEFit(y, yhat []float64, skip int) (float64, error) {
+	if len(y) != len(yhat) {
+		return 0, fmt.Errorf("%w: fit of %d samples against %d", ErrShape, len(yhat), len(y))
+	}
+	if skip < 0 || skip >= len(y) {
+		return 0, fmt.Errorf("%w: skip %d of %d samples", ErrShape, skip, len(y))
+	}
+	var scale float64
+	for t := skip; t < len(y); t++ {
+		scale = math.Max(scale, math.Abs(y[t]))
+	}
+	if scale == 0 {
+		return 0, fmt.Errorf("%w: the output scored against is zero from sample %d on; the NRMSE fit is undefined", ErrZeroOutput, skip)
+	}
+	var mean float64
+	for t := skip; t < len(y); t++ {
+		mean += y[t] / scale
+	}
+	mean /= float64(len(y) - skip)
+	var e, s float64
+	for t := skip; t < len(y); t++ {
+		d := y[t]/scale - yhat[t]/scale
+		e += d * d
+		c := y[t]/scale - mean
+		s += c * c
+	}
+	if !(s > 0) {
+		return 0, fmt.Errorf("%w: the output scored against is constant from sample %d on; the NRMSE fit (against its mean) is undefined", ErrZeroOutput, skip)
+	}
+	if math.IsNaN(e) {
+		return math.Inf(-1), nil
+	}
+	return 100 * (1 - math.Sqrt(e)/math.Sqrt(s)), nil
+}
+
 // Summary condenses per-batch Fit values.
 type Summary struct {
 	Mean     float64   `json:"mean"`

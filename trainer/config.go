@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/passivenfir/gputrain/model"
@@ -102,6 +103,16 @@ type Config struct {
 	// Progress, when set, receives one event per θ_G step, epoch and
 	// evaluation.
 	Progress func(Event) `json:"-"`
+
+	// Start, when set, is the model training starts from (a warm start):
+	// its θ_N, θ_G and input scalers replace the random initialization
+	// and the scalers fitted to the data, in the data's units (Scale
+	// converts it like the data). Its structure must be Structure. With
+	// validation data it is scored first and competes with the iterates,
+	// so the returned model is never worse on validation than the start,
+	// as long as the start is passive (or Passivity is "none"): a start
+	// that is not cannot be returned, and the first θ_G step makes it so.
+	Start *model.NFIR `json:"-"`
 }
 
 // DefaultConfig returns the paper's mass-spring-damper settings (Section
@@ -168,6 +179,17 @@ func (c *Config) Check() error {
 	case c.Members > 1 && c.Structure.Branches == 0:
 		// Nothing random: every member would be the same convex solve.
 		return bad("members %d of a linear FIR (no branches): its taps are one convex solve with nothing random to average over", c.Members)
+	}
+	if c.Start != nil {
+		if err := c.Start.Check(); err != nil {
+			return bad("the warm-start model: %v", err)
+		}
+		if !sameStructure(c.Start.Structure, c.Structure) {
+			return bad("the warm-start model's structure %+v is not the configured %+v", c.Start.Structure, c.Structure)
+		}
+		if c.Members > 1 {
+			return bad("members %d with a warm start: every member would start from the one model", c.Members)
+		}
 	}
 	switch c.Monitor {
 	case "", "closed", "open":
@@ -262,4 +284,10 @@ func AutoDecay(s model.Structure) float64 {
 		return paper
 	}
 	return math.Pow(paper, 50/float64(L))
+}
+
+// sameStructure reports whether a and b describe the same parameters.
+func sameStructure(a, b model.Structure) bool {
+	return a.Branches == b.Branches && a.Taps == b.Taps && a.R1 == b.R1 && a.R2 == b.R2 &&
+		slices.Equal(a.Hidden, b.Hidden) && a.Feedback == b.Feedback && a.LinearTaps == b.LinearTaps && a.HoldStart == b.HoldStart
 }

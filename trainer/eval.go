@@ -17,6 +17,13 @@ import (
 type Eval struct {
 	ClosedLoop model.Summary `json:"closed_loop"` // the deployed model: q(t) = ŷ(t−1)
 	OpenLoop   model.Summary `json:"open_loop"`   // q(t) = y(t−1) from the data (one-step-ahead); equals ClosedLoop for FF models
+	// NRMSE scores the same predictions with MATLAB compare's fit
+	// (model.NRMSEFit: against the mean of the output instead of zero); a
+	// batch whose scored output is constant has none (NaN, left out).
+	NRMSE struct {
+		ClosedLoop model.Summary `json:"closed_loop"`
+		OpenLoop   model.Summary `json:"open_loop"`
+	} `json:"nrmse"`
 }
 
 // Evaluate simulates m on every batch of d and scores Fit % from sample skip
@@ -41,6 +48,7 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 	nb := len(d.Batches)
 	closed := make([]float64, nb)
 	open := make([]float64, nb)
+	closedN, openN := make([]float64, nb), make([]float64, nb)
 	errs := make([]error, nb)
 	var wg sync.WaitGroup
 	var pc gopanic.Catcher // a worker's panic is raised again below, not in its goroutine
@@ -73,8 +81,9 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 				errs[i] = fmt.Errorf("trainer: %s, scored against %s: %w", b.Name(i), name, errs[i])
 				return
 			}
+			closedN[i] = nrmseFit(target, ys, skip)
 			if !m.Feedback {
-				open[i] = closed[i]
+				open[i], openN[i] = closed[i], closedN[i]
 				return
 			}
 			if errs[i] = ctx.Err(); errs[i] != nil {
@@ -83,6 +92,7 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 			yo, err := m.Forward(b.U, data.Q(b.Y))
 			if err == nil {
 				open[i], err = model.Fit(target, yo, skip)
+				openN[i] = nrmseFit(target, yo, skip)
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("trainer: %s: %w", b.Name(i), err)
@@ -101,14 +111,26 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 			// Fit is undefined on this batch alone: it is NaN in PerBatch
 			// and left out of the summaries, unless every batch is so.
 			closed[i], open[i] = math.NaN(), math.NaN()
+			closedN[i], openN[i] = math.NaN(), math.NaN()
 			zero = err
 		case err != nil:
 			return Eval{}, err
 		}
 	}
 	ev := Eval{ClosedLoop: model.Summarize(closed), OpenLoop: model.Summarize(open)}
+	ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop = model.Summarize(closedN), model.Summarize(openN)
 	if math.IsNaN(ev.ClosedLoop.Median) {
 		return Eval{}, zero
 	}
 	return ev, nil
+}
+
+// nrmseFit is model.NRMSEFit with NaN for "undefined" (a constant output),
+// which Summarize leaves out; shapes were checked by model.Fit before.
+func nrmseFit(y, yhat []float64, skip int) float64 {
+	f, err := model.NRMSEFit(y, yhat, skip)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
 }

@@ -84,6 +84,14 @@ func scaled(d *data.Dataset, a, b float64) *data.Dataset {
 func trainScaled(ctx context.Context, cfg Config, train, val *data.Dataset, a, b float64) (*Result, error) {
 	inner := cfg
 	inner.Scale = "none"
+	if cfg.Start != nil {
+		// the start in the units of the scaled data (the inverse of the
+		// conversion back below; exact, a and b being powers of two)
+		inner.Start = cfg.Start.Clone()
+		if err := inner.Start.Rescale(1/a, 1/b); err != nil {
+			return nil, fmt.Errorf("trainer: converting the warm-start model to the scaled data: %w", err)
+		}
+	}
 	lossBack := 1 / (b * b) // MSE of the scaled output → the data's units (exact: b is a power of two)
 	if cfg.Progress != nil {
 		inner.Progress = func(e Event) {

@@ -168,16 +168,20 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 	if s.be, err = backend(cfg); err != nil {
 		return nil, err
 	}
-	if s.m, err = model.New(cfg.Structure); err != nil {
+	if cfg.Start != nil {
+		s.m = cfg.Start.Clone()
+	} else if s.m, err = model.New(cfg.Structure); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	var us, ys [][]float64
 	for _, b := range train.Batches {
 		us, ys = append(us, b.U), append(ys, b.Y)
 	}
-	s.m.UScaler = data.FitScaler(us...)
-	s.m.QScaler = data.FitScaler(ys...)
-	if cfg.Structure.Branches > 0 {
+	if cfg.Start == nil {
+		s.m.UScaler = data.FitScaler(us...)
+		s.m.QScaler = data.FitScaler(ys...)
+	}
+	if cfg.Structure.Branches > 0 && cfg.Start == nil {
 		if cfg.Init == "fan-in" {
 			s.m.Lift.InitFanIn(s.rng)
 		} else {
@@ -201,6 +205,11 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 			if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
 				return nil, fmt.Errorf("trainer: %w", err)
 			}
+		}
+	}
+	if cfg.Start != nil && val != nil {
+		if err := s.scoreStart(); err != nil {
+			return nil, err
 		}
 	}
 	runErr := s.run(ctx)
@@ -866,3 +875,29 @@ func (s *session) evaluate(k int) error {
 
 // ErrNoData reports an evaluation on an empty data set.
 var ErrNoData = errors.New("trainer: no trajectories to evaluate")
+
+// scoreStart scores the warm-start model on the validation data before the
+// first iteration and makes it the best so far, so that training keeps it
+// unless an iterate does better; a start that is not passive under a
+// passivity mode does not compete (it could not be returned).
+func (s *session) scoreStart() error {
+	note := "the warm-start model"
+	if s.cfg.Passivity != "none" {
+		cert, err := s.m.Certify()
+		if err != nil {
+			return fmt.Errorf("trainer: the warm-start model: %w", err)
+		}
+		if !cert.Passive {
+			s.emit(Event{Stage: "eval", Iter: -1, ValFit: math.NaN(), TrainFit: math.NaN(),
+				Note: note + " is not passive: it does not compete, and the first θ_G step makes its taps passive"})
+			return nil
+		}
+	}
+	ev, err := Evaluate(s.m, s.val.d, s.val.skip)
+	if err != nil {
+		return fmt.Errorf("trainer: the warm-start model on the validation data: %w", err)
+	}
+	s.best, s.bestV = s.m.Clone(), ev.ClosedLoop.Median
+	s.emit(Event{Stage: "eval", Iter: -1, ValFit: s.bestV, TrainFit: math.NaN(), Note: note})
+	return nil
+}

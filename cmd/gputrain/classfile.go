@@ -57,7 +57,12 @@ func loadSimulator(path string) (func(ctx context.Context, u []float64) ([]float
 // as for a feed-forward NFIR.
 func evalClass(m classes.Model, d *data.Dataset, skip int) (trainer.Eval, error) {
 	s, err := classes.Evaluate(m, d, skip, 0)
-	return trainer.Eval{ClosedLoop: s, OpenLoop: s}, err
+	ev := trainer.Eval{ClosedLoop: s, OpenLoop: s}
+	if err == nil {
+		n := classNRMSE(m, d, skip)
+		ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop = n, n
+	}
+	return ev, err
 }
 
 // classCertifyJSON is the --json shape of certify for a model of another

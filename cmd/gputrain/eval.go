@@ -25,17 +25,17 @@ func loadModel(path string) (*model.NFIR, model.Meta, error) {
 	return m, meta, nil
 }
 
-// evalJSON is the --json shape of eval: {"fit": {"closed_loop": …, "open_loop": …}}.
+// evalJSON is the --json shape of eval: {"fit": {"closed_loop": …, "open_loop": …},
+// "nrmse_fit": {…}, "measures": {"fit": formula, "nrmse_fit": formula}}.
 type evalJSON struct {
-	Fit struct {
-		ClosedLoop summaryJSON `json:"closed_loop"`
-		OpenLoop   summaryJSON `json:"open_loop"`
-	} `json:"fit"`
-	Model    string `json:"model"`
-	Data     string `json:"data"`
-	Skip     int    `json:"skip"`
-	Batches  int    `json:"batches"`
-	ScoredOn string `json:"scored_on"` // "y" or "y_clean"
+	Fit      fitJSON           `json:"fit"`       // the paper's Fit (fitPaperFormula)
+	NRMSEFit fitJSON           `json:"nrmse_fit"` // MATLAB compare's fit (fitNRMSEFormula)
+	Measures map[string]string `json:"measures"`  // each measure's formula, by key
+	Model    string            `json:"model"`
+	Data     string            `json:"data"`
+	Skip     int               `json:"skip"`
+	Batches  int               `json:"batches"`
+	ScoredOn string            `json:"scored_on"` // "y" or "y_clean"
 }
 
 func runEval(e *env, args []string) error {
@@ -58,15 +58,16 @@ func runEval(e *env, args []string) error {
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds for the plots' time axis (0: the model's, else samples)")
 	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
 	allowNonfinite := fs.Bool("allow-nonfinite", false, allowNonfiniteUsage)
-	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}} on stdout`)
+	fs.BoolVar(&jsonOut, "json", false, `print {"fit": {"closed_loop": {"mean","median","min","max","per_batch"}, "open_loop": {…}}, "nrmse_fit": {…}, "measures": {"fit": formula, "nrmse_fit": formula}} on stdout`)
 	spec := flagSpec{
 		usage: "gputrain eval --model model.json --data FILE [--skip N] [--plot DIR] [--json]",
 		about: `Fit [%] = 100·(1 − ‖y − ŷ‖/‖y‖) per batch, and its mean, median, min and max, in closed loop
 (the deployed model feeds back its own output, q(t) = ŷ(t−1)) and open loop (q(t) = y(t−1) from
 the data, the one-step-ahead predictor). When the data has a y_clean column, Fit is scored
-against it (noise-free output), as in the paper. A simulation that goes non-finite fails (exit 1)
-unless --allow-nonfinite; --ts that differs from the model's sampling time is refused (exit 2)
-unless --allow-ts-mismatch.`,
+against it (noise-free output), as in the paper. Beside it, MATLAB compare's NRMSE fit [%] =
+100·(1 − ‖y − ŷ‖/‖y − mean(y)‖), which scores against the mean of y instead of zero. A simulation
+that goes non-finite fails (exit 1) unless --allow-nonfinite; --ts that differs from the model's
+sampling time is refused (exit 2) unless --allow-ts-mismatch.`,
 		example: `gputrain eval --model model.json --data test.csv
 gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
@@ -160,7 +161,7 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	}
 	if jsonOut {
 		var r evalJSON
-		r.Fit.ClosedLoop, r.Fit.OpenLoop = toSummaryJSON(ev.ClosedLoop), toSummaryJSON(ev.OpenLoop)
+		r.Fit, r.NRMSEFit, r.Measures = toFitJSON(ev.ClosedLoop, ev.OpenLoop), toFitJSON(ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop), fitMeasures()
 		r.Model, r.Data, r.Skip, r.Batches, r.ScoredOn = modelPath, dataPath, skip, d.Len(), scored
 		return writeJSON(e.stdout, r)
 	}
@@ -199,14 +200,20 @@ func nonfiniteFit(ev trainer.Eval, d *data.Dataset, skip int, dataPath string) e
 	return nil
 }
 
-// fitTable prints the closed- and open-loop Fit summaries.
+// fitTable prints the closed- and open-loop summaries of both fit measures
+// (fitmeasures.go), each under its name and formula.
 func fitTable(w io.Writer, ev trainer.Eval) {
-	fmt.Fprintf(w, "%-13s %8s %8s %8s %8s\n", "Fit [%]", "median", "mean", "min", "max")
-	for _, r := range []struct {
-		name string
-		s    model.Summary
-	}{{"closed loop", ev.ClosedLoop}, {"open loop", ev.OpenLoop}} {
-		fmt.Fprintf(w, "%-13s %8.2f %8.2f %8.2f %8.2f\n", r.name, r.s.Median, r.s.Mean, r.s.Min, r.s.Max)
+	for _, t := range []struct {
+		head, formula string
+		closed, open  model.Summary
+	}{{"Fit [%]", fitPaperFormula, ev.ClosedLoop, ev.OpenLoop}, {"NRMSE fit [%]", fitNRMSEFormula, ev.NRMSE.ClosedLoop, ev.NRMSE.OpenLoop}} {
+		fmt.Fprintf(w, "%-13s %8s %8s %8s %8s   %s\n", t.head, "median", "mean", "min", "max", t.formula)
+		for _, r := range []struct {
+			name string
+			s    model.Summary
+		}{{"closed loop", t.closed}, {"open loop", t.open}} {
+			fmt.Fprintf(w, "%-13s %8.2f %8.2f %8.2f %8.2f\n", r.name, r.s.Median, r.s.Mean, r.s.Min, r.s.Max)
+		}
 	}
 }
 

@@ -43,18 +43,20 @@ func runSimulate(e *env, args []string) error {
 	ts := fs.Float64("ts", 0, "sampling time of the data in seconds, checked against the model's (0: unknown, not checked)")
 	allowTs := fs.Bool("allow-ts-mismatch", false, allowTsUsage)
 	allowNonfinite := fs.Bool("allow-nonfinite", false, allowNonfiniteUsage)
-	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command")
+	cols := addColumnFlags(fs, "ignored: simulate reads the input column (and a CSV's batch column) only; accepted so that one --config serves every command (with --open-loop: the measured output column)")
+	openLoop := fs.Bool("open-loop", false, openLoopAbout)
 	cols.inputOnly = true
 	fs.Lookup("ignore-extra").Usage = "ignored: simulate skips every column but the input and batch columns"
 	fs.Lookup("u").Usage += " (default: the name the model was trained with, falling back to u)"
 	spec := flagSpec{
-		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv [--force] [--ts S]",
+		usage: "gputrain simulate --model model.json --data FILE --out FILE.csv [--open-loop] [--force] [--ts S]",
 		about: `Run the deployed model on the inputs of a data file: a feedback model feeds back its own output,
 q(t) = ŷ(t−1), from zero initial conditions at the start of every batch. The output has one row
 per input row, with columns batch (numbered 0, 1, … in file order), u and y_sim. An existing --out
 is refused unless --force (which keeps it as FILE.bak); a simulation that goes non-finite fails
 (exit 1) and writes nothing unless --allow-nonfinite.`,
-		example: `gputrain simulate --model model.json --data test.csv --out sim.csv`,
+		example: `gputrain simulate --model model.json --data test.csv --out sim.csv
+gputrain simulate --model model.json --data test.csv --open-loop --out pred.csv`,
 	}
 	if err := parseFlags(e, fs, spec, args); err != nil {
 		return err
@@ -78,6 +80,9 @@ is refused unless --force (which keeps it as FILE.bak); a simulation that goes n
 	}
 	if err := checkTs(modelPath, meta.Ts, *ts, *allowTs); err != nil {
 		return err
+	}
+	if *openLoop {
+		return simulateOpenLoop(e, fs, cols, modelPath, dataPath, out, dest, *allowNonfinite)
 	}
 	cols.useModel(fs, meta.Training)
 	d, err := cols.read(0, func(opt data.ReadOptions) (*data.Dataset, error) { return readInputs(e.ctx, dataPath, opt) })

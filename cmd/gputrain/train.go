@@ -483,7 +483,8 @@ type trainJob struct {
 	plotDir    string          // "" for no plots
 	settings   json.RawMessage // stored as the model's training object
 	prog       *progress
-	env        *env // the command's, for the model file's provenance (set by runTraining)
+	env        *env        // the command's, for the model file's provenance (set by runTraining)
+	log        *metricsLog // --log (nil: none)
 	// search, when set, chooses the structure (package search) instead of
 	// training cfg's; settings are then made for the chosen one.
 	search *searchJob
@@ -508,6 +509,7 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	if p := job.prog; p != nil {
 		opt.Progress = func(ev search.Event) { p.note("%s", ev) }
 	}
+	opt.Progress = job.log.wrapSearch(opt.Progress)
 	sr, err := search.Select(ctx, cfg, sj.fixed, opt, job.train, job.val)
 	if sr == nil || sr.Result == nil {
 		return nil, cfg, err
@@ -607,7 +609,7 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 	}
 	job.env = e
 	cfg := job.cfg
-	cfg.Progress = job.prog.callback()
+	cfg.Progress = job.log.wrap(job.prog.callback())
 	if job.search != nil {
 		cfg.Progress = nil // the search reports per candidate
 	}
@@ -693,6 +695,8 @@ func runTrain(e *env, args []string) error {
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
 	var searchMode search.Mode
 	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
+	logPath := fs.String("log", "", metricsLogAbout)
+	warmPath := fs.String("warm-start", "", warmStartAbout)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
@@ -718,6 +722,16 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if err := cf.check(string(modelName), h.cmdline); err != nil {
 		return err
 	}
+	if *logPath != "" && modelName != defaultModel {
+		return usagef("--log records the NFIR's θ_G steps and epochs; --model %s does not write one: leave --log out", modelName)
+	}
+	if *warmPath != "" && modelName != defaultModel {
+		return usagef("--warm-start continues an NFIR's training; --model %s starts afresh: leave --warm-start out", modelName)
+	}
+	start, err := h.warmStart(*warmPath)
+	if err != nil {
+		return err
+	}
 	if modelName != defaultModel {
 		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
 			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut, force: *force}).run(e)
@@ -733,6 +747,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if err != nil {
 		return err
 	}
+	if err := checkLogPath(*logPath, out, map[string]string{"data": dataPath, "val": valPath, "config": config}); err != nil {
+		return err
+	}
 	if plotDir != "" {
 		if err := checkOutDir("plot", plotDir); err != nil {
 			return err
@@ -741,6 +758,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	fixed := search.Fixed{Branches: isSet(fs, "branches"), Taps: isSet(fs, "taps"), R1: isSet(fs, "r1"), R2: isSet(fs, "r2"),
 		Hidden: isSet(fs, "hidden"), Feedback: isSet(fs, "feedback") || isSet(fs, "no-feedback"), LinearTaps: isSet(fs, "linear-taps")}
 	searching := searchMode.Searches(fixed)
+	if searching, err = useWarmStart(&cfg, start, searchMode, isSet(fs, "search"), searching); err != nil {
+		return err
+	}
 	if *budget < 1 {
 		return usagef("--budget %d: must be ≥ 1 (1: every candidate trains once with the full schedule)", *budget)
 	}
@@ -836,6 +856,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if valPath != "" {
 		extra["val"] = valPath
 	}
+	if *warmPath != "" {
+		extra["warm-start"] = *warmPath
+	}
 	scaleU, scaleY := 1.0, 1.0
 	if a, b := trainer.AutoScale(trainSet); cfg.Scale == "auto" {
 		if scaleU, scaleY = a, b; a != 1 || b != 1 {
@@ -876,6 +899,10 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		job.search = &searchJob{fixed: fixed, extra: extra,
 			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), Loop: &lc}}
 	}
+	if job.log, err = openMetricsLog(*logPath, cfg, e.stderr); err != nil {
+		return err
+	}
+	defer job.log.close()
 	oc, err := runTraining(e, job)
 	var notes []string // after training; the data's notes were shown before it
 	if oc.res != nil {
