@@ -35,7 +35,7 @@ func TestVersionAndUnknownKeys(t *testing.T) {
 		want string // "" accepted, else a fragment of the error
 	}{
 		{"as written", base, ""},
-		{"version 0", edit(func(v map[string]any) { v["version"] = 0 }), "version 0, this program reads versions 1..2"},
+		{"version 0", edit(func(v map[string]any) { v["version"] = 0 }), "version 0: versions start at 1"},
 		{"version -1", edit(func(v map[string]any) { v["version"] = -1 }), "version -1"},
 		{"no version", edit(func(v map[string]any) { delete(v, "version") }), `required key "version" is missing`},
 		{"unknown top-level key", edit(func(v map[string]any) { v["comment"] = "x" }), `unknown field "comment"`},

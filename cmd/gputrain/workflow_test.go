@@ -160,7 +160,7 @@ func TestSimulateOpenLoop(t *testing.T) {
 	if err := model.Save(ffPath, ff, model.Meta{Mode: "exact"}); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = cli(t, "simulate", "--model", ffPath, "--data", dataPath, "--open-loop", "--out", pred)
+	code, _, stderr = cli(t, "simulate", "--model", ffPath, "--data", dataPath, "--open-loop", "--force", "--out", pred)
 	if code != 0 || !strings.Contains(stderr, "equals its closed-loop simulation") {
 		t.Fatalf("FF model: exit %d, stderr %q", code, stderr)
 	}
