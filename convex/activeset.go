@@ -100,7 +100,7 @@ type gi struct {
 	R     [][]float64 // R[k][:k+1] is column k of the upper triangular factor of S_AA
 	steps int
 	// scratch
-	s, rho, r []float64
+	rho, r []float64
 }
 
 // reset empties the active set (after the right-hand sides changed).
