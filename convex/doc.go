@@ -69,6 +69,14 @@
 // leaves the optimum unchanged: a bound of 1e100, a user's "no limit", would otherwise swamp the
 // interior-point method's complementarity measure.
 //
+// Options.Method = MethodActiveSet replaces the interior-point method by the dual active-set
+// method of Goldfarb and Idnani (activeset.go): Q = P + γI is factorized once per Solve and the
+// active rows enter and leave by updates of a Cholesky factor of their Gram matrix; Exact blocks
+// then add the local minima of Re G below the margin as rows, without clusters. It meets the same
+// KKT tests and certificates but is not the default: at the robot size the active set holds most
+// of n rows and the exchange needs 16–34 rounds that each move most contacts, which makes it
+// slower from n = 1000 on (docs/BENCHMARKS.md, "Issue 28, active set").
+//
 // # Certificate
 //
 // Certify returns a rigorous lower bound on min_ω Re G: p = Re G, p′, p″ are evaluated on a

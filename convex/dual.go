@@ -404,57 +404,7 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 		}
 	}
 	budget := reducedBudget(d.n)
-	// working sets: only what the warm start says is active
-	for wi, w := range works {
-		bl := w.bl
-		w.ib.omega = w.ib.omega[:0]
-		w.ib.gridH = 0
-		w.samples = nil
-		if bl.Kind == Sampled {
-			w.inSet = map[int]bool{}
-		}
-		if warm == nil {
-			continue
-		}
-		ws := &warm.State[w.idx]
-		zmax := math.Max(normInf(ws.Z), normInf(ws.GridZ))
-		thr := 1e-9 * zmax
-		if len(ws.Omega) == len(ws.Z) {
-			for i, om := range ws.Omega {
-				if ws.Z[i] > thr {
-					switch {
-					case bl.Kind == Exact:
-						w.addOmega(om)
-					case i < len(ws.Samples) && ws.Samples[i] >= 0 && ws.Samples[i] <= bl.H:
-						w.addSample(ws.Samples[i])
-					}
-				}
-			}
-		}
-		if ws.GridH > 0 && len(ws.GridZ) == ws.GridH+1 {
-			for h, zv := range ws.GridZ {
-				if zv > thr {
-					switch {
-					case bl.Kind == Exact:
-						w.addOmega(math.Pi * float64(h) / float64(ws.GridH))
-					case ws.GridH == bl.H:
-						w.addSample(h)
-					}
-				}
-			}
-		}
-		if w.ib.ub != nil && len(ws.ZUpper) == bl.Len && len(ws.ZLower) == bl.Len {
-			bmax := math.Max(normInf(ws.ZUpper), normInf(ws.ZLower))
-			for k := 0; k < bl.Len; k++ {
-				if ws.ZUpper[k] > 1e-9*bmax {
-					d.queue(wi, rowUpper, k)
-				}
-				if ws.ZLower[k] > 1e-9*bmax {
-					d.queue(wi, rowLower, k)
-				}
-			}
-		}
-	}
+	seedReduced(d, works, warm)
 	var runErr error
 	for round := 0; ; round++ {
 		for wi, w := range works {
@@ -532,37 +482,7 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 			break
 		}
 	}
-	// hand the result over in the layout of the full method
-	blocks := make([]*ipBlock, len(works))
-	for i, w := range works {
-		// rows added after the last solve have no multiplier: drop them
-		w.ib.omega = w.ib.omega[:d.nfIn[i]]
-		if w.samples != nil {
-			w.samples = w.samples[:d.nfIn[i]]
-		}
-		w.ib.buildTab()
-		blocks[i] = w.ib
-	}
-	ip := newIPSolver(Q, p.B)
-	ip.setBlocks(blocks)
-	copy(ip.x, d.theta())
-	for i := range ip.z {
-		ip.z[i] = 0
-	}
-	for i, r := range d.rows {
-		ib := works[r.w].ib
-		z := ip.z[ib.row0:]
-		nf := len(ib.omega)
-		switch r.kind {
-		case rowFreq:
-			z[r.i] = d.z[i]
-		case rowUpper:
-			z[nf+r.i] = d.z[i]
-		case rowLower:
-			z[nf+ib.L+r.i] = d.z[i]
-		}
-	}
-	return ip, runErr
+	return handoverReduced(p, Q, works, d), runErr
 }
 
 // queue schedules a bound row for the next round.
@@ -620,4 +540,93 @@ func localMinima(g []float64, thresh float64) []float64 {
 		}
 	}
 	return out
+}
+
+// seedReduced empties the working sets of the works and seeds them with the rows the warm start
+// says are active.
+func seedReduced(d *dualSolver, works []*blockWork, warm *Solution) {
+	for wi, w := range works {
+		bl := w.bl
+		w.ib.omega = w.ib.omega[:0]
+		w.ib.gridH = 0
+		w.samples = nil
+		if bl.Kind == Sampled {
+			w.inSet = map[int]bool{}
+		}
+		if warm == nil {
+			continue
+		}
+		ws := &warm.State[w.idx]
+		zmax := math.Max(normInf(ws.Z), normInf(ws.GridZ))
+		thr := 1e-9 * zmax
+		if len(ws.Omega) == len(ws.Z) {
+			for i, om := range ws.Omega {
+				if ws.Z[i] > thr {
+					switch {
+					case bl.Kind == Exact:
+						w.addOmega(om)
+					case i < len(ws.Samples) && ws.Samples[i] >= 0 && ws.Samples[i] <= bl.H:
+						w.addSample(ws.Samples[i])
+					}
+				}
+			}
+		}
+		if ws.GridH > 0 && len(ws.GridZ) == ws.GridH+1 {
+			for h, zv := range ws.GridZ {
+				if zv > thr {
+					switch {
+					case bl.Kind == Exact:
+						w.addOmega(math.Pi * float64(h) / float64(ws.GridH))
+					case ws.GridH == bl.H:
+						w.addSample(h)
+					}
+				}
+			}
+		}
+		if w.ib.ub != nil && len(ws.ZUpper) == bl.Len && len(ws.ZLower) == bl.Len {
+			bmax := math.Max(normInf(ws.ZUpper), normInf(ws.ZLower))
+			for k := 0; k < bl.Len; k++ {
+				if ws.ZUpper[k] > 1e-9*bmax {
+					d.queue(wi, rowUpper, k)
+				}
+				if ws.ZLower[k] > 1e-9*bmax {
+					d.queue(wi, rowLower, k)
+				}
+			}
+		}
+	}
+}
+
+// handoverReduced returns the result of the reduced method in the layout of the full method.
+func handoverReduced(p *Problem, Q *mat.SymDense, works []*blockWork, d *dualSolver) *ipSolver {
+	blocks := make([]*ipBlock, len(works))
+	for i, w := range works {
+		// rows added after the last solve have no multiplier: drop them
+		w.ib.omega = w.ib.omega[:d.nfIn[i]]
+		if w.samples != nil {
+			w.samples = w.samples[:d.nfIn[i]]
+		}
+		w.ib.buildTab()
+		blocks[i] = w.ib
+	}
+	ip := newIPSolver(Q, p.B)
+	ip.setBlocks(blocks)
+	copy(ip.x, d.theta())
+	for i := range ip.z {
+		ip.z[i] = 0
+	}
+	for i, r := range d.rows {
+		ib := works[r.w].ib
+		z := ip.z[ib.row0:]
+		nf := len(ib.omega)
+		switch r.kind {
+		case rowFreq:
+			z[r.i] = d.z[i]
+		case rowUpper:
+			z[nf+r.i] = d.z[i]
+		case rowLower:
+			z[nf+ib.L+r.i] = d.z[i]
+		}
+	}
+	return ip
 }

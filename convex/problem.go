@@ -90,6 +90,8 @@ type Options struct {
 	// Warm is a previous solution of a problem with the same block layout; its iterate, duals
 	// and constraint set (sampled indices, exact-mode frequencies) seed this solve.
 	Warm *Solution
+	// Method selects the inner solver; the zero value is the default (see Method).
+	Method Method
 	// Context, when not nil, cancels the solve: every interior-point iteration checks it, and
 	// a cancelled solve returns its error (errors.Is(err, context.Canceled)) and no solution.
 	// A large exact-mode problem takes minutes, which a user pressing Ctrl-C should not wait.

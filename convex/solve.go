@@ -186,7 +186,10 @@ func solve(p *Problem, opt *Options, n int) (*Solution, error) {
 	sol := &Solution{}
 	var ip *ipSolver
 	var runErr error
-	if reducedMethod(works) {
+	switch {
+	case o.Method.resolve() == MethodActiveSet:
+		ip, runErr = solveActiveSet(p, &o, warm, Q, works, sol)
+	case reducedMethod(works):
 		ip, runErr = solveReduced(p, &o, warm, Q, works, sol)
 	}
 	if ip == nil {
