@@ -22,20 +22,22 @@ import (
 func runBench(e *env, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
-			fmt.Fprint(e.stdout, "Usage: gputrain bench qp|epoch|zoo [flags]\n\n  qp     the θ_G solver on the paper's Table I grid (sampled, exact, KYP)\n  epoch  one open-loop and one closed-loop (BPTT) training epoch\n  zoo    every model class on every plant-zoo case (docs/ZOO.md)\n\nRun 'gputrain bench qp --help' or 'gputrain bench epoch --help' for the flags.\n")
+			fmt.Fprint(e.stdout, "Usage: gputrain bench qp|epoch|train|zoo [flags]\n\n  qp     the θ_G solver on the paper's Table I grid (sampled, exact, KYP)\n  epoch  one open-loop and one closed-loop (BPTT) training epoch\n  train  time to a trained model with the paper's structure (validation Fit against wall time)\n  zoo    every model class on every plant-zoo case (docs/ZOO.md)\n\nRun 'gputrain bench NAME --help' for the flags of one.\n")
 			return errHelp
 		}
-		return usagef("which benchmark? gputrain bench qp|epoch|zoo (see 'gputrain bench --help')")
+		return usagef("which benchmark? gputrain bench qp|epoch|train|zoo (see 'gputrain bench --help')")
 	}
 	switch args[0] {
 	case "qp":
 		return runBenchQP(e, args[1:])
 	case "epoch":
 		return runBenchEpoch(e, args[1:])
+	case "train":
+		return runBenchTrain(e, args[1:])
 	case "zoo":
 		return runBenchZoo(e, args[1:])
 	}
-	return usagef("unknown benchmark %q; use qp, epoch or zoo", args[0])
+	return usagef("unknown benchmark %q; use qp, epoch, train or zoo", args[0])
 }
 
 // benchData is the data set of a benchmark: --data FILE, or the paper's

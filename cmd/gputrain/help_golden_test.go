@@ -24,7 +24,7 @@ func helpPages() [][]string {
 	}
 	for _, sub := range [][]string{
 		{"sweep", "plan"}, {"sweep", "run"}, {"sweep", "collect"},
-		{"bench", "qp"}, {"bench", "epoch"}, {"bench", "zoo"},
+		{"bench", "qp"}, {"bench", "epoch"}, {"bench", "train"}, {"bench", "zoo"},
 	} {
 		pages = append(pages, append(sub, "--help"))
 	}

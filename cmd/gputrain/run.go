@@ -80,7 +80,7 @@ func commands() []command {
 		{"compare", "train every model class on the same data and tabulate fit, passivity, parameters, time", runCompare},
 		{"sweep", "many trainings as a scheduler's array or on local cores: sweep plan|run|collect", runSweep},
 		{"version", "the tool version, Go version and platform (also: gputrain --version)", runVersion},
-		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch) | bench zoo (every class on the plant zoo)", runBench},
+		{"bench", "benchmarks: bench qp (the θ_G solver, Table I) | bench epoch (one training epoch) | bench train (time to a trained model) | bench zoo (every class on the plant zoo)", runBench},
 	}
 }
 
