@@ -437,12 +437,12 @@ func TestBadInput(t *testing.T) {
 		{"bad extension", []string{"train", "--data", notModel, "--out", out}, "extension"},
 		{"taps -1", trainArgs("--taps", "-1"), "--taps -1"},
 		{"branches -2", trainArgs("--branches", "-2"), "--branches -2"},
-		{"passivity foo", trainArgs("--passivity", "foo"), "--passivity \"foo\""},
-		{"device tpu", trainArgs("--device", "tpu"), "--device"},
+		{"passivity foo", trainArgs("--passivity", "foo"), `invalid value "foo" for flag -passivity: want exact, sampled, kyp or none`},
+		{"device tpu", trainArgs("--device", "tpu"), `invalid value "tpu" for flag -device: want cpu or cuda`},
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
 		{"skip -1", trainArgs("--skip", "-1"), "--skip -1"},
-		{"init bogus", trainArgs("--init", "he"), "--init \"he\""},
+		{"init bogus", trainArgs("--init", "he"), `invalid value "he" for flag -init: want glorot or fan-in`},
 		{"members 0", trainArgs("--members", "0"), "--members 0"},
 		{"members of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--members", "3"), "--members 3"},
 		{"hold-start of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--hold-start"), "--hold-start true"},
@@ -511,7 +511,7 @@ func TestBadInput(t *testing.T) {
 		{"bench unknown", []string{"bench", "gpu"}, "unknown benchmark"},
 		{"bench qp mode", []string{"bench", "qp", "--modes", "magic"}, "--modes"},
 		{"bench epoch missing data", []string{"bench", "epoch", "--data", filepath.Join(dir, "nope.csv")}, "no such file"},
-		{"demo bad device", []string{"demo", "--device", "tpu", "--out", filepath.Join(dir, "out", "demo")}, "--device"},
+		{"demo bad device", []string{"demo", "--device", "tpu", "--out", filepath.Join(dir, "out", "demo")}, `invalid value "tpu" for flag -device: want cpu or cuda`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1344,7 +1344,7 @@ func TestScaleUnits(t *testing.T) {
 	if st := storedTraining(t, filepath.Join(dir, "n.json")); st["scale"] != "auto" {
 		t.Errorf("stored scale %v, want auto", st["scale"])
 	}
-	if code, _, errOut := cli(t, "train", "--data", orig, "--scale", "rms"); code != 2 || !strings.Contains(errOut, "--scale") {
+	if code, _, errOut := cli(t, "train", "--data", orig, "--scale", "rms"); code != 2 || !strings.Contains(errOut, `flag -scale: want auto or none`) {
 		t.Errorf("--scale rms: exit %d, %q; want a usage error naming --scale", code, errOut)
 	}
 }

@@ -56,13 +56,14 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.BoolVar(&h.noFeedback, "no-feedback", false, "FF model: the lifting network sees u only (same as --feedback=false)")
 	fs.IntVar(&c.Structure.LinearTaps, "linear-taps", c.Structure.LinearTaps, "taps of a parallel passive linear FIR (0: none)")
 	fs.BoolVar(&c.Structure.HoldStart, "hold-start", c.Structure.HoldStart, "the lifting network sees u(0) for its input window's samples before a record starts, instead of zeros: for records that begin mid-motion (stored in the model file)")
-	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
+	fs.Var(&c.Passivity, "passivity", "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input; see --scale)")
 	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input; see --scale), or 0 for no decay bounds; the θ_G progress line counts taps held at the bound")
 	fs.Var(&h.decay, "decay", "decay rate of the tap bound, in (0, 1]; auto: 0.93^(50/L) for filters of L taps (the longer of --taps and --linear-taps), so that the bound ends at 2.7% of rho whatever the length: the paper's 0.93 for its 50 taps, 0.993 for 500")
 	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step, against the sum of squared output errors (in units of u² times samples; see --scale)")
-	fs.StringVar(&c.Scale, "scale", "auto", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
+	c.Scale = trainer.ScaleAuto // train's default; the library's is none
+	fs.Var(&c.Scale, "scale", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
 	fs.IntVar(&c.Iters, "iters", c.Iters, "K, alternations of Algorithm 1 (θ_G step, then Adam on θ_N)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "Adam epochs per alternation")
 	fs.IntVar(&c.Patience, "patience", c.Patience, "early stopping: epochs without validation improvement")
@@ -70,8 +71,8 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "Adam decoupled weight decay")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
-	fs.StringVar(&c.Monitor, "monitor", c.Monitor, "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
-	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
+	fs.Var(&c.Monitor, "monitor", "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
+	fs.Var(&c.GramGains, "gram-gains", "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
 	fs.IntVar(&c.Skip, "skip", c.Skip, "samples at the start of each training trajectory that are simulated but left out of the loss (the transient of an unknown initial state)")
 	fs.IntVar(&c.ValSkip, "val-skip", c.ValSkip, "samples at the start of each validation trajectory that are simulated but not scored (warm-up or start-up transient)")
 	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the closed-loop backpropagation-through-time step that replaces the Adam step of the last --iters iteration, as in Algorithm 1 (with --iters 1 there is then no Adam step at all; 0: none)")
@@ -79,11 +80,12 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
 	fs.Float64Var(&c.BPTTLR, "bptt-lr", c.BPTTLR, "peak learning rate of the BPTT step")
 	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
-	fs.StringVar(&c.Init, "init", "glorot", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
+	c.Init = trainer.InitGlorot // named, where the library spells it ""
+	fs.Var(&c.Init, "init", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
 	fs.IntVar(&c.Members, "members", 1, "train this many models with the seeds --seed, --seed+1, … and save their mean as one passive NFIR (their branches side by side, each FIR divided by the number of members): less of the variance the random initialization leaves; up to --workers members train at a time")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags nfircuda)")
+	fs.Var(&c.Device, "device", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	return h
 }
 
@@ -117,18 +119,13 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
 		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
 		{s.HoldStart && s.Branches == 0, "hold-start", s.HoldStart, "false for a linear FIR (--branches 0 has no lifting network to hold u(0) for)"},
-		{!slices.Contains([]string{"exact", "sampled", "kyp", "none"}, c.Passivity), "passivity", fmt.Sprintf("%q", c.Passivity), "one of exact, sampled, kyp, none"},
-		{c.Passivity == "sampled" && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
+		{c.Passivity == trainer.PassivitySampled && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
 		{c.H < 0, "H", c.H, "≥ 0"},
 		{!finite(c.Eps) || c.Eps < 0, "eps", c.Eps, "a finite number ≥ 0"},
 		{!finite(c.Rho), "rho", c.Rho, "finite"},
 		{c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1), "decay", c.Decay, "in (0, 1]"},
 		{!finite(c.GammaG) || c.GammaG < 0, "gamma-g", c.GammaG, "a finite number ≥ 0"},
 		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
-		{c.Monitor != "open" && c.Monitor != "closed", "monitor", fmt.Sprintf("%q", c.Monitor), "open or closed"},
-		{!slices.Contains([]string{"data", "closed", "auto"}, c.GramGains), "gram-gains", fmt.Sprintf("%q", c.GramGains), "data, closed or auto"},
-		{c.Init != "glorot" && c.Init != "fan-in", "init", fmt.Sprintf("%q", c.Init), "glorot or fan-in"},
-		{c.Scale != "auto" && c.Scale != "none", "scale", fmt.Sprintf("%q", c.Scale), "auto or none"},
 		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
 		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
 		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
@@ -145,7 +142,6 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{c.Workers < 0, "workers", c.Workers, "≥ 0 (0: one per CPU)"},
 		{c.Members < 1, "members", c.Members, "≥ 1"},
 		{c.Members > 1 && s.Branches == 0, "members", c.Members, "1 for a linear FIR (--branches 0), one convex solve with nothing random to average"},
-		{c.Device != "cpu" && c.Device != "cuda", "device", fmt.Sprintf("%q", c.Device), "cpu or cuda"},
 	} {
 		if k.bad {
 			return c, usagef("--%s %v: must be %s; see '%s --help'", k.flag, k.val, k.want, h.fs.Name())
@@ -175,11 +171,11 @@ func (h *hyper) resolve() (trainer.Config, error) {
 			return c, err
 		}
 	}
-	if c.Passivity == "sampled" && c.Rho > 0 && c.Eps > 2*c.Rho {
+	if c.Passivity == trainer.PassivitySampled && c.Rho > 0 && c.Eps > 2*c.Rho {
 		// no filter meets both (the paper's feasibility condition): g(0) ≤ rho
 		return c, usagef("--eps %g > 2·--rho %g: no FIR meets Σ_k g(k)·2cos(hπk/H) ≥ eps with |g(0)| ≤ rho; lower --eps or raise --rho", c.Eps, c.Rho)
 	}
-	if c.Device == "cuda" {
+	if c.Device == trainer.DeviceCUDA {
 		// Fail now, not after reading gigabytes: the build or the machine may lack CUDA.
 		if _, err := kernels.NewBackend("cuda"); err != nil {
 			return c, usagef("--device cuda: %v", err)
@@ -204,17 +200,17 @@ const searchLeadIn = 256
 func autoDecay(s model.Structure) float64 { return trainer.AutoDecay(s) }
 
 // orGlorot names the default initialization, which trainer.Config spells "".
-func orGlorot(init string) string {
+func orGlorot(init trainer.Init) trainer.Init {
 	if init == "" {
-		return "glorot"
+		return trainer.InitGlorot
 	}
 	return init
 }
 
 // orNone names the default scaling of trainer.Config, which it spells "".
-func orNone(scale string) string {
+func orNone(scale trainer.Scale) trainer.Scale {
 	if scale == "" {
-		return "none"
+		return trainer.ScaleNone
 	}
 	return scale
 }
@@ -640,7 +636,7 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 	meta := res.Meta
 	meta.Training = withProvenance(job.settings, e)
 	if meta.Mode == "" {
-		meta.Mode = cfg.Passivity
+		meta.Mode = string(cfg.Passivity)
 	}
 	if meta.Ts == 0 && job.train != nil {
 		meta.Ts = job.train.Ts
@@ -804,7 +800,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	for _, n := range dataNotes {
 		prog.note("note: %s", n)
 	}
-	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 {
+	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == trainer.PassivityExact && n > 2000 {
 		prog.note("note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified", n)
 	}
 	var valSet *data.Dataset
@@ -860,7 +856,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		extra["warm-start"] = *warmPath
 	}
 	scaleU, scaleY := 1.0, 1.0
-	if a, b := trainer.AutoScale(trainSet); cfg.Scale == "auto" {
+	if a, b := trainer.AutoScale(trainSet); cfg.Scale == trainer.ScaleAuto {
 		if scaleU, scaleY = a, b; a != 1 || b != 1 {
 			prog.note("note: --scale auto: training on u×%s and y×%s, which bring their RMS near that of the mass-spring-damper data the defaults were chosen for; --rho, --eps, --gamma-g and the clips apply to the scaled data, and the model is written in your data's units (--scale none: settings in your data's units)", pow2Text(a), pow2Text(b))
 		}
@@ -972,17 +968,17 @@ func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*train
 	}
 	var notes []string
 	offset := math.Abs(c.Offset) > trainer.OffsetNote
-	if c.Supply < 0 && cfg.Passivity != "none" {
+	if c.Supply < 0 && cfg.Passivity != trainer.PassivityNone {
 		also := ""
 		if offset {
 			also = ", and the offset of y (next note), which alone can make Σu·y negative"
 		}
 		notes = append(notes, fmt.Sprintf("the input supplied negative energy: Σu·y = %.3g·‖u‖‖y‖ (%d of %d batches negative), where a passive plant started at rest has Σu·y ≥ 0; a passive model cannot follow these data: check the sign of u or y, that y is the output collocated with u (velocity for a force, current for a voltage)%s; --passivity none fits without the constraint", c.Supply, c.NegativeBatches, c.Batches, also))
 	}
-	if c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) > trainer.DipNote*float64(c.Batches) {
+	if c.Supply >= 0 && cfg.Passivity != trainer.PassivityNone && float64(c.DipBatches) > trainer.DipNote*float64(c.Batches) {
 		notes = append(notes, fmt.Sprintf("in %d of %d batches the energy supplied, Σu·y up to t, falls below zero partway (down to %.2g·‖u‖‖y‖): a passive plant can give back only what it stored before the record began, so the plant may not be passive from u to y (an output not collocated with the input, such as position for a force), and a passive model may fit it less well than one without the constraint (--passivity none); compare the two", c.DipBatches, c.Batches, c.Dip))
 	}
-	if !c.Passive && c.PassiveGap >= trainer.GapNote && c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) <= trainer.DipNote*float64(c.Batches) {
+	if !c.Passive && c.PassiveGap >= trainer.GapNote && c.Supply >= 0 && cfg.Passivity != trainer.PassivityNone && float64(c.DipBatches) <= trainer.DipNote*float64(c.Batches) {
 		notes = append(notes, fmt.Sprintf("a passive linear FIR fits these data %.1f points of Fit worse than one without the constraint (passive pairs lose less than %g): the pair u → y may not be passive; likely causes: %s; --passivity none fits without the constraint", c.PassiveGap, trainer.GapNote, strings.Join(c.Causes, "; or ")))
 	}
 	if offset {
@@ -1008,7 +1004,7 @@ func resultNotes(cfg trainer.Config, res *trainer.Result, toData float64) []stri
 		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%.4g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
 			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
 	}
-	if cfg.Passivity == "sampled" && cfg.Eps > 0 && res.Model != nil && heldAtMargin(res.Model, cfg.Eps/2*toData) {
+	if cfg.Passivity == trainer.PassivitySampled && cfg.Eps > 0 && res.Model != nil && heldAtMargin(res.Model, cfg.Eps/2*toData) {
 		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.Eps*1e-3, 'g', 1, 64), 64)
 		notes = append(notes, fmt.Sprintf("--eps %g sets the taps rather than the data: every FIR's Re G stays below twice its margin eps/2 = %g at every frequency; eps is in units of output per input%s; lower it (for example --eps %g)",
 			cfg.Eps, cfg.Eps/2, unitsOf(cfg), suggest))
@@ -1068,7 +1064,7 @@ func heldAtMargin(m *model.NFIR, margin float64) bool {
 
 // unitsOf says, in a note on a setting, which data its units are those of.
 func unitsOf(cfg trainer.Config) string {
-	if cfg.Scale == "auto" {
+	if cfg.Scale == trainer.ScaleAuto {
 		return " of the scaled data (--scale auto)"
 	}
 	return " of the data (--scale none)"
