@@ -522,11 +522,9 @@ func splitHoldout(d *data.Dataset, frac float64, at string, lead int) (fit, val 
 		return nil, nil, 0, fmt.Errorf("experiment: holdout %g of %d samples at the %s leaves an empty part", frac, n, at)
 	}
 	lead = min(lead, lo)
-	fit = &data.Dataset{Name: d.Name + "[train]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[:lo], Y: b.Y[:lo]}}}
-	if hi < n {
-		fit.Batches = append(fit.Batches, data.Batch{U: b.U[hi:], Y: b.Y[hi:]})
-	}
-	val = &data.Dataset{Name: d.Name + "[holdout]", Ts: d.Ts, Batches: []data.Batch{{U: b.U[lo-lead : hi], Y: b.Y[lo-lead : hi]}}}
+	parts, segment := data.SplitSegment(b, lo, hi, lead)
+	fit = &data.Dataset{Name: d.Name + "[train]", Ts: d.Ts, Batches: parts}
+	val = &data.Dataset{Name: d.Name + "[holdout]", Ts: d.Ts, Batches: []data.Batch{segment}}
 	return fit, val, lead, nil
 }
 
@@ -540,8 +538,7 @@ func holdoutText(o Options, lead int, valFit float64) string {
 }
 
 // leadIn is the warm-up of a held-out validation segment: the model's
-// longest memory (FIR taps or lifting window).
-func leadIn(c trainer.Config) int {
-	st := c.Structure
-	return max(st.Taps, st.LinearTaps, st.R1, st.R2)
-}
+// memory (model.Structure.Memory), as train's validation tails have. (It
+// was the largest of Taps, LinearTaps, R1 and R2 whether or not the
+// structure used them; for the robot models the two agree.)
+func leadIn(c trainer.Config) int { return c.Structure.Memory() }

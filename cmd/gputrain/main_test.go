@@ -263,46 +263,6 @@ func TestFewBatchesValidation(t *testing.T) {
 	}
 }
 
-// TestHoldOutTails: the training part is the first 80% of each batch, the
-// validation part the rest preceded by the lead-in, y_clean cut alike;
-// batches too short for the lead-in are refused.
-func TestHoldOutTails(t *testing.T) {
-	seq := func(n, off int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = float64(off + i)
-		}
-		return x
-	}
-	d := &data.Dataset{Name: "d", Batches: []data.Batch{
-		{U: seq(100, 0), Y: seq(100, 1000), YClean: seq(100, 2000)},
-		{U: seq(50, 0), Y: seq(50, 1000), YClean: seq(50, 2000)},
-	}}
-	for _, c := range []struct {
-		lead int
-		ok   bool
-	}{{0, true}, {10, true}, {40, true}, {41, false}} {
-		tr, va, ok := holdOutTails(d, 0.2, c.lead)
-		if ok != c.ok {
-			t.Errorf("lead %d: ok %v, want %v", c.lead, ok, c.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		for i, b := range d.Batches {
-			cut := len(b.U) * 4 / 5
-			h, v := tr.Batches[i], va.Batches[i]
-			if len(h.U) != cut || h.Y[cut-1] != b.Y[cut-1] || len(h.YClean) != cut {
-				t.Errorf("lead %d batch %d: training part of %d samples, want %d", c.lead, i, len(h.U), cut)
-			}
-			if len(v.U) != len(b.U)-cut+c.lead || v.U[0] != float64(cut-c.lead) || v.YClean[0] != float64(2000+cut-c.lead) || v.Y[len(v.Y)-1] != b.Y[len(b.Y)-1] {
-				t.Errorf("lead %d batch %d: validation part %v..%v, want from %d to the end", c.lead, i, v.U[0], v.U[len(v.U)-1], cut-c.lead)
-			}
-		}
-	}
-}
-
 func TestLinearFIR(t *testing.T) {
 	dir := t.TempDir()
 	train := genData(t, dir, 2, "1")

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -191,10 +190,6 @@ func (h *hyper) resolve() (trainer.Config, error) {
 // searchMinLen is the shortest record a structure search accepts: its
 // filters are fitted to the records it gets (at most half their length).
 const searchMinLen = 16
-
-// searchLeadIn is the unscored lead-in of a validation tail held out of a
-// record for a search: long enough for the longer filters it tries.
-const searchLeadIn = 256
 
 // autoDecay is the decay rate of --decay auto (trainer.AutoDecay).
 func autoDecay(s model.Structure) float64 { return trainer.AutoDecay(s) }
@@ -411,64 +406,6 @@ var goHint = regexp.MustCompile(` \(from Go: [^)]*\)`)
 func cliText(s string) string { return goHint.ReplaceAllString(s, "") }
 
 func (e flagErr) Unwrap() error { return e.err }
-
-// holdOut splits d into training and validation batches: a seeded 20% (at
-// least one batch) is held out when d has at least five batches; otherwise
-// val is nil.
-func holdOut(d *data.Dataset, seed uint64) (train, val *data.Dataset) {
-	n := d.Len()
-	if n < 5 {
-		return d, nil
-	}
-	nval := max(1, n/5)
-	perm := rand.New(rand.NewPCG(seed, seed)).Perm(n)
-	isVal := make([]bool, n)
-	for _, i := range perm[:nval] {
-		isVal[i] = true
-	}
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	val = &data.Dataset{Name: d.Name + " (held-out 20%)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	for i, b := range d.Batches {
-		if isVal[i] {
-			val.Batches = append(val.Batches, b)
-		} else {
-			train.Batches = append(train.Batches, b)
-		}
-	}
-	return train, val
-}
-
-// tailFraction is the part of each record held out for validation when the
-// data has too few batches to hold out whole ones.
-const tailFraction = 0.2
-
-// holdOutTails splits every batch of d into its first (1−frac) for training
-// and the rest, preceded by lead samples of the training part, for
-// validation (to be scored after the lead-in, Config.ValSkip = lead, so that
-// the model's memory is warm). ok is false when a batch is too short: its
-// training part must hold at least lead samples and its tail at least one.
-func holdOutTails(d *data.Dataset, frac float64, lead int) (train, val *data.Dataset, ok bool) {
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	val = &data.Dataset{Name: d.Name + fmt.Sprintf(" (last %.0f%% of each batch)", 100*frac), Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	for _, b := range d.Batches {
-		n := len(b.U)
-		cut := int(float64(n) * (1 - frac))
-		if cut < max(lead, 1) || cut >= n {
-			return nil, nil, false
-		}
-		head := data.Batch{U: b.U[:cut], Y: b.Y[:cut], Label: b.Label, Line: b.Line}
-		tail := data.Batch{U: b.U[cut-lead:], Y: b.Y[cut-lead:], Label: b.Label}
-		if b.Line > 0 {
-			tail.Line = b.Line + cut - lead
-		}
-		if b.YClean != nil {
-			head.YClean, tail.YClean = b.YClean[:cut], b.YClean[cut-lead:]
-		}
-		train.Batches = append(train.Batches, head)
-		val.Batches = append(val.Batches, tail)
-	}
-	return train, val, true
-}
 
 // trainJob is one training run with its outputs.
 type trainJob struct {
@@ -823,11 +760,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// lengths then stretches the bound again (0.93^(50/L))
 		extra["decay"] = "auto"
 	}
+	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto()}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {
-		case n >= 5:
-			trainSet, valSet = holdOut(trainSet, cfg.Seed)
+		case n >= data.HoldOutBatches:
+			trainSet, valSet = data.HoldOut(trainSet, cfg.Seed)
 			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
 		case cfg.Structure.Branches == 0:
 			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
@@ -835,18 +773,25 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.
-			lead := mem
+			// The lead-in is the model's memory, so that the scored
+			// samples see a warm one; before a search, the longest memory
+			// it may choose on the training part, so that every candidate
+			// is scored warm and on the same samples.
+			lead, memory := cfg.Structure.Memory(), "the model memory"
 			if searching {
-				lead = searchLeadIn
+				memory = "the longest memory the structure search may choose"
+				if head, _, err := data.HoldOutTails(trainSet, data.TailFraction, 0); err == nil {
+					lead = search.MaxMemory(cfg.Structure, fixed, sopt, head)
+				}
 			}
-			tr, va, ok := holdOutTails(trainSet, tailFraction, lead)
-			if !ok {
-				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
+			tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, lead)
+			if err != nil {
+				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in (%s): training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*data.TailFraction, lead, memory)
 				break
 			}
 			// The lead-in is never scored; a longer --val-skip is kept.
 			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, lead)
-			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, lead)
+			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %s (%d samples), training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, memory, lead)
 		}
 	}
 	if valPath != "" {
@@ -892,8 +837,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	} else if searching {
 		lc := loop.DefaultConfig()
 		lc.Workers = cfg.Workers
-		job.search = &searchJob{fixed: fixed, extra: extra,
-			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), Loop: &lc}}
+		sopt.Loop = &lc
+		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
 	}
 	if job.log, err = openMetricsLog(*logPath, cfg, e.stderr); err != nil {
 		return err
