@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // TestRunMSDTiny runs the mass-spring-damper comparison at toy size through
@@ -170,10 +171,10 @@ func TestRobotConfigsValid(t *testing.T) {
 		}
 	}
 	c := cfgs["NFIR(paper code)"]
-	if c.GammaG != 20 || c.WeightDecay != 5 || c.Epochs != 20 || c.Rho != 100 || c.Decay != 0.99 || c.H != 15000 || c.Eps != 1e-2 || c.GramGains != "data" || c.Skip != 50 || c.Init != "fan-in" || !c.Structure.HoldStart {
+	if c.GammaG != 20 || c.WeightDecay != 5 || c.Epochs != 20 || c.Rho != 100 || c.Decay != 0.99 || c.H != 15000 || c.Eps != 1e-2 || c.GramGains != trainer.GramGainsData || c.Skip != 50 || c.Init != trainer.InitFanIn || !c.Structure.HoldStart {
 		t.Errorf("paper code settings: %+v", c)
 	}
-	if a := cfgs[RobotAverage]; a.Skip != 0 || a.Eps != 5e-3 || a.Init != "glorot" || a.Iters != 1 || a.Structure.Taps != 100 || a.Structure.HoldStart {
+	if a := cfgs[RobotAverage]; a.Skip != 0 || a.Eps != 5e-3 || a.Init != trainer.InitGlorot || a.Iters != 1 || a.Structure.Taps != 100 || a.Structure.HoldStart {
 		t.Errorf("%s keeps the settings it was selected with: %+v", RobotAverage, a)
 	}
 }

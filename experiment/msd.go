@@ -107,7 +107,7 @@ func MSDConfigs(o Options) map[string]trainer.Config {
 	if o.Patience > 0 {
 		base.Patience = o.Patience
 	}
-	np := func(c trainer.Config) trainer.Config { c.Passivity, c.Rho = "none", 0; return c }
+	np := func(c trainer.Config) trainer.Config { c.Passivity, c.Rho = trainer.PassivityNone, 0; return c }
 	fir := base
 	fir.Structure = model.Structure{LinearTaps: 50}
 	ff := base
@@ -119,7 +119,7 @@ func MSDConfigs(o Options) map[string]trainer.Config {
 		bp.BPTTEpochs = o.BPTTEpochs
 	}
 	paper := fb // the paper's literal θ_G step: gains from the measured output
-	paper.GramGains = "data"
+	paper.GramGains = trainer.GramGainsData
 	return map[string]trainer.Config{
 		"FIR": fir, "FF": ff, "FF(np)": np(ff), "FB": fb, "FB(np)": np(fb), "FB-BP": bp, "FB(paper θG)": paper,
 	}
@@ -264,9 +264,9 @@ func scoreModel(name, label string, cfg trainer.Config, res *trainer.Result, tes
 		row.OpenLoop = &ol
 	}
 	switch {
-	case cfg.Passivity == "none" && res.Cert.Passive:
+	case cfg.Passivity == trainer.PassivityNone && res.Cert.Passive:
 		row.Passive = "no (np; happens to certify)"
-	case cfg.Passivity == "none":
+	case cfg.Passivity == trainer.PassivityNone:
 		row.Passive = "no (np)"
 	case res.Cert.Passive:
 		row.Passive = "certified"
@@ -276,7 +276,7 @@ func scoreModel(name, label string, cfg trainer.Config, res *trainer.Result, tes
 	st := cfg.Structure
 	row.Config = fmt.Sprintf("m_N=%d m_G=%d R1=%d R2=%d hidden=%v fb=%v lin=%d K=%d passivity=%s epochs=%d patience=%d", st.Branches, st.Taps, st.R1, st.R2, st.Hidden, st.Feedback, st.LinearTaps, cfg.Iters, cfg.Passivity, cfg.Epochs, cfg.Patience)
 	if st.Feedback && st.Branches > 0 {
-		row.Config += " θ_G-gains=" + cfg.GramGains
+		row.Config += " θ_G-gains=" + string(cfg.GramGains)
 	}
 	if cfg.BPTTEpochs > 0 {
 		row.Config += fmt.Sprintf(" +BPTT %d epochs", cfg.BPTTEpochs)

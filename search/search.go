@@ -430,12 +430,7 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 // (trainer.SelectLinearTaps over trainer.LinearTapGrid, or the length the
 // user fixed) and records every length tried.
 func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, trainer.Config, error) {
-	grid := trainer.LinearTapGrid(s.train)
-	if s.opt.MaxTaps > 0 {
-		for len(grid) > 1 && grid[len(grid)-1] > s.opt.MaxTaps {
-			grid = grid[:len(grid)-1]
-		}
-	}
+	grid := linearGrid(s.train, s.opt)
 	if s.fixed.LinearTaps && s.base.Structure.LinearTaps > 0 {
 		grid = []int{s.base.Structure.LinearTaps}
 	}

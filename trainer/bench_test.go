@@ -26,7 +26,7 @@ func BenchmarkThetaGStepMSD(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
-		mode     string
+		mode     Passivity
 		branches int
 	}{{"exact", 10}, {"sampled", 10}, {"sampled", 4}} {
 		b.Run(fmt.Sprintf("%s/m_N=%d", c.mode, c.branches), func(b *testing.B) {

@@ -18,12 +18,12 @@ var ErrConfig = errors.New("trainer: bad configuration")
 type Config struct {
 	Structure model.Structure `json:"structure"`
 
-	Passivity string  `json:"passivity"` // exact, sampled, kyp or none
-	H         int     `json:"H"`         // sampled: frequencies h = 0..H
-	Eps       float64 `json:"eps"`       // sampled: Σ g(k)·2cos(hπk/H) ≥ Eps
-	Rho       float64 `json:"rho"`       // decay bound scale (≤ 0: no decay bounds)
-	Decay     float64 `json:"decay"`     // decay rate ρ_j of the bounds |g(k)| ≤ ρ ρ_j^k
-	GammaG    float64 `json:"gamma_g"`   // ridge weight on θ_G (on the sum of squared errors)
+	Passivity Passivity `json:"passivity"` // exact, sampled, kyp or none
+	H         int       `json:"H"`         // sampled: frequencies h = 0..H
+	Eps       float64   `json:"eps"`       // sampled: Σ g(k)·2cos(hπk/H) ≥ Eps
+	Rho       float64   `json:"rho"`       // decay bound scale (≤ 0: no decay bounds)
+	Decay     float64   `json:"decay"`     // decay rate ρ_j of the bounds |g(k)| ≤ ρ ρ_j^k
+	GammaG    float64   `json:"gamma_g"`   // ridge weight on θ_G (on the sum of squared errors)
 
 	Iters       int     `json:"iters"`        // K
 	Epochs      int     `json:"epochs"`       // Adam epochs per θ_N step
@@ -37,7 +37,7 @@ type Config struct {
 	// that Adam minimizes, or "closed" the closed-loop simulation error.
 	// Equal for FF models. (On the mass-spring-damper problem "closed"
 	// stopped too early and did worse; see docs/RESULTS.md.)
-	Monitor string `json:"monitor"`
+	Monitor Monitor `json:"monitor"`
 	// GramGains chooses the gains the θ_G step is fitted for in FB models:
 	// "data" (the paper: q(t) = y(t−1) from the measured output), "closed"
 	// (from iteration 2 on, q(t) = ŷ(t−1) of the current model's closed-loop
@@ -45,7 +45,7 @@ type Config struct {
 	// both are solved and the taps with the lower closed-loop validation
 	// error are kept). Every candidate is the same convex,
 	// passivity-constrained problem.
-	GramGains string `json:"gram_gains"`
+	GramGains GramGains `json:"gram_gains"`
 
 	// Skip is the number of samples at the start of every training
 	// trajectory that are simulated but left out of the training loss (the
@@ -72,7 +72,7 @@ type Config struct {
 	// (Glorot uniform weights, zero biases; the default) or "fan-in"
 	// (weights and biases uniform on ±1/√fan_in, PyTorch's nn.Linear
 	// default, which the paper's released code uses). "" means "glorot".
-	Init string `json:"init,omitempty"`
+	Init Init `json:"init,omitempty"`
 
 	// Scale is "none" (or ""): every setting is in the data's own units; or
 	// "auto": u and y are multiplied by powers of two that bring their RMS
@@ -84,7 +84,7 @@ type Config struct {
 	// trained on the scaled data and returned in the data's units
 	// (model.Rescale); powers of two make both conversions exact. Loss
 	// values in events and History are in the data's units too.
-	Scale string `json:"scale,omitempty"`
+	Scale Scale `json:"scale,omitempty"`
 
 	// Members > 1 trains that many models with the seeds Seed, Seed+1, …
 	// (everything else equal) and returns their mean as one NFIR
@@ -98,7 +98,7 @@ type Config struct {
 
 	Seed    uint64 `json:"seed"`
 	Workers int    `json:"workers"` // 0: GOMAXPROCS
-	Device  string `json:"device"`  // cpu or cuda
+	Device  Device `json:"device"`  // cpu or cuda
 
 	// Progress, when set, receives one event per θ_G step, epoch and
 	// evaluation.
@@ -127,94 +127,113 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Structure: model.Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Hidden: []int{4, 4}, Feedback: true},
-		Passivity: "exact", H: 10000, Eps: 1e-2, Rho: 100, Decay: 0.93, GammaG: 1,
-		Iters: 5, Epochs: 1000, Patience: 300, Batch: 8, LR: 1e-3, WeightDecay: 1e-5, Clip: 5, Monitor: "open", GramGains: "auto",
+		Passivity: PassivityExact, H: 10000, Eps: 1e-2, Rho: 100, Decay: 0.93, GammaG: 1,
+		Iters: 5, Epochs: 1000, Patience: 300, Batch: 8, LR: 1e-3, WeightDecay: 1e-5, Clip: 5, Monitor: MonitorOpen, GramGains: GramGainsAuto,
 		BPTTEpochs: 0, BPTTBatch: 8, BPTTLR: 5e-5, BPTTClip: 1, BPTTPatience: 20,
-		Seed: 1, Device: "cpu",
+		Seed: 1, Device: DeviceCPU,
 	}
 }
 
-// Check reports the first unusable setting.
+// FieldError is an unusable setting of a Config, named by its field's JSON
+// key (which is also the flag name of gputrain train, dashes for
+// underscores). It matches ErrConfig with errors.Is.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%v: %s: %v", ErrConfig, e.Field, e.Err)
+}
+
+// Unwrap returns ErrConfig and the cause.
+func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+// Check reports the first unusable setting as a *FieldError (a bad
+// Structure as ErrConfig wrapping its error).
 func (c *Config) Check() error {
 	if err := c.Structure.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrConfig}, a...)...)
+	bad := func(field, format string, a ...any) error {
+		return &FieldError{Field: field, Err: fmt.Errorf(format, a...)}
 	}
-	switch c.Passivity {
-	case "exact", "kyp", "none":
-	case "sampled":
+	// The modes first: "" is the documented default of all but Passivity.
+	for _, m := range []struct {
+		field string
+		err   error
+	}{
+		{"passivity", checkMode(c.Passivity, passivities, false)},
+		{"monitor", checkMode(c.Monitor, monitors, true)},
+		{"gram_gains", checkMode(c.GramGains, gramGainsModes, true)},
+		{"init", checkMode(c.Init, inits, true)},
+		{"scale", checkMode(c.Scale, scales, true)},
+		{"device", checkMode(c.Device, devices, true)},
+	} {
+		if m.err != nil {
+			return &FieldError{Field: m.field, Err: m.err}
+		}
+	}
+	if c.Passivity == PassivitySampled {
 		if c.H < 1 {
-			return bad("sampled passivity needs H ≥ 1, have %d", c.H)
+			return bad("H", "sampled passivity needs H ≥ 1, have %d", c.H)
 		}
 		if c.Eps < 0 {
-			return bad("eps must be ≥ 0, have %g", c.Eps)
+			return bad("eps", "must be ≥ 0, have %g", c.Eps)
 		}
-	default:
-		return bad("passivity %q: want exact, sampled, kyp or none", c.Passivity)
 	}
 	if c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1) {
-		return bad("decay must be in (0, 1] when rho > 0, have %g", c.Decay)
+		return bad("decay", "must be in (0, 1] when rho > 0, have %g", c.Decay)
 	}
 	switch {
 	case c.GammaG < 0:
-		return bad("gamma-g must be ≥ 0, have %g", c.GammaG)
+		return bad("gamma_g", "must be ≥ 0, have %g", c.GammaG)
 	case c.Iters < 1:
-		return bad("iters must be ≥ 1, have %d", c.Iters)
-	case c.Epochs < 0 || c.Patience < 0 || c.BPTTEpochs < 0 || c.BPTTPatience < 0:
-		return bad("epochs and patience must be ≥ 0")
-	case c.Batch < 1 || (c.BPTTEpochs > 0 && c.BPTTBatch < 1):
-		return bad("batch sizes must be ≥ 1")
-	case !(c.LR > 0) || (c.BPTTEpochs > 0 && !(c.BPTTLR > 0)):
-		return bad("learning rates must be > 0")
-	case c.WeightDecay < 0 || c.Clip < 0 || c.BPTTClip < 0:
-		return bad("weight decay and clip must be ≥ 0")
-	case c.Skip < 0 || c.ValSkip < 0:
-		return bad("skip and val-skip must be ≥ 0, have %d and %d", c.Skip, c.ValSkip)
+		return bad("iters", "must be ≥ 1, have %d", c.Iters)
+	case c.Epochs < 0:
+		return bad("epochs", "must be ≥ 0, have %d", c.Epochs)
+	case c.Patience < 0:
+		return bad("patience", "must be ≥ 0, have %d", c.Patience)
+	case c.BPTTEpochs < 0:
+		return bad("bptt_epochs", "must be ≥ 0, have %d", c.BPTTEpochs)
+	case c.BPTTPatience < 0:
+		return bad("bptt_patience", "must be ≥ 0, have %d", c.BPTTPatience)
+	case c.Batch < 1:
+		return bad("batch", "must be ≥ 1, have %d", c.Batch)
+	case c.BPTTEpochs > 0 && c.BPTTBatch < 1:
+		return bad("bptt_batch", "must be ≥ 1 with BPTT epochs, have %d", c.BPTTBatch)
+	case !(c.LR > 0):
+		return bad("lr", "must be > 0, have %g", c.LR)
+	case c.BPTTEpochs > 0 && !(c.BPTTLR > 0):
+		return bad("bptt_lr", "must be > 0 with BPTT epochs, have %g", c.BPTTLR)
+	case c.WeightDecay < 0:
+		return bad("weight_decay", "must be ≥ 0, have %g", c.WeightDecay)
+	case c.Clip < 0:
+		return bad("clip", "must be ≥ 0, have %g", c.Clip)
+	case c.BPTTClip < 0:
+		return bad("bptt_clip", "must be ≥ 0, have %g", c.BPTTClip)
+	case c.Skip < 0:
+		return bad("skip", "must be ≥ 0, have %d", c.Skip)
+	case c.ValSkip < 0:
+		return bad("val_skip", "must be ≥ 0, have %d", c.ValSkip)
 	case c.Workers < 0:
-		return bad("workers must be ≥ 0")
+		return bad("workers", "must be ≥ 0, have %d", c.Workers)
 	case c.Members < 0:
-		return bad("members must be ≥ 0, have %d", c.Members)
+		return bad("members", "must be ≥ 0, have %d", c.Members)
 	case c.Members > 1 && c.Structure.Branches == 0:
 		// Nothing random: every member would be the same convex solve.
-		return bad("members %d of a linear FIR (no branches): its taps are one convex solve with nothing random to average over", c.Members)
+		return bad("members", "%d of a linear FIR (no branches): its taps are one convex solve with nothing random to average over", c.Members)
 	}
 	if c.Start != nil {
 		if err := c.Start.Check(); err != nil {
-			return bad("the warm-start model: %v", err)
+			return fmt.Errorf("%w: the warm-start model: %v", ErrConfig, err)
 		}
 		if !sameStructure(c.Start.Structure, c.Structure) {
-			return bad("the warm-start model's structure %+v is not the configured %+v", c.Start.Structure, c.Structure)
+			return bad("structure", "the warm-start model's structure %+v is not the configured %+v", c.Start.Structure, c.Structure)
 		}
 		if c.Members > 1 {
-			return bad("members %d with a warm start: every member would start from the one model", c.Members)
+			return bad("members", "%d with a warm start: every member would start from the one model", c.Members)
 		}
-	}
-	switch c.Monitor {
-	case "", "closed", "open":
-	default:
-		return bad("monitor %q: want closed or open", c.Monitor)
-	}
-	switch c.Scale {
-	case "", "none", "auto":
-	default:
-		return bad("scale %q: want auto or none", c.Scale)
-	}
-	switch c.Init {
-	case "", "glorot", "fan-in":
-	default:
-		return bad("init %q: want glorot or fan-in", c.Init)
-	}
-	switch c.GramGains {
-	case "", "data", "closed", "auto":
-	default:
-		return bad("gram-gains %q: want data, closed or auto", c.GramGains)
-	}
-	switch c.Device {
-	case "", "cpu", "cuda":
-	default:
-		return bad("device %q: want cpu or cuda", c.Device)
 	}
 	return nil
 }

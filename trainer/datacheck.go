@@ -127,7 +127,7 @@ func CheckDataWorkers(ctx context.Context, d *data.Dataset, taps, workers int) (
 		return c, nil
 	}
 	sub := head(d, checkSamples)
-	fir, err := checkFIR(ctx, sub, taps, "none", workers)
+	fir, err := checkFIR(ctx, sub, taps, PassivityNone, workers)
 	if err != nil {
 		return c, err
 	}
@@ -149,11 +149,11 @@ func CheckDataWorkers(ctx context.Context, d *data.Dataset, taps, workers int) (
 	c.Offset = r / float64(n) / math.Sqrt(yySub/float64(n))
 	free := fir
 	if taps > gapTaps {
-		if free, err = checkFIR(ctx, sub, gapTaps, "none", workers); err != nil {
+		if free, err = checkFIR(ctx, sub, gapTaps, PassivityNone, workers); err != nil {
 			return c, err
 		}
 	}
-	pas, err := checkFIR(ctx, sub, min(taps, gapTaps), "sampled", workers)
+	pas, err := checkFIR(ctx, sub, min(taps, gapTaps), PassivitySampled, workers)
 	if err != nil {
 		return c, err
 	}
@@ -172,12 +172,12 @@ func CheckDataWorkers(ctx context.Context, d *data.Dataset, taps, workers int) (
 const gapTaps = 300
 
 // checkFIR fits a linear FIR of the given taps to d in the passivity mode
-// ("none" or a passive one), on the data scaled to the reference scale
+// (PassivityNone or a passive one), on the data scaled to the reference scale
 // (Config.Scale "auto") with the default ridge and no decay bound.
-func checkFIR(ctx context.Context, d *data.Dataset, taps int, mode string, workers int) (data.FIR, error) {
+func checkFIR(ctx context.Context, d *data.Dataset, taps int, mode Passivity, workers int) (data.FIR, error) {
 	cfg := DefaultConfig()
 	cfg.Structure = model.Structure{LinearTaps: taps}
-	cfg.Passivity, cfg.Rho, cfg.Scale = mode, 0, "auto"
+	cfg.Passivity, cfg.Rho, cfg.Scale = mode, 0, ScaleAuto
 	cfg.Workers = workers
 	res, err := Train(ctx, cfg, d, nil)
 	if err != nil {

@@ -98,7 +98,7 @@ func TestTrainedFIRsKeepHeadroom(t *testing.T) {
 	// passive fit lies on the constraint.
 	truth.Lin = []float64{0.5, 0, 0, -0.9, 0}
 	train, val := simulate(truth, 8, 80, 2), simulate(truth, 4, 80, 3)
-	for _, mode := range []string{"exact", "sampled", "kyp"} {
+	for _, mode := range []Passivity{"exact", "sampled", "kyp"} {
 		cfg := DefaultConfig()
 		cfg.Structure = st
 		cfg.Passivity, cfg.Iters, cfg.Epochs, cfg.Patience, cfg.Rho, cfg.H, cfg.Eps = mode, 1, 3, 0, 0, 500, 0

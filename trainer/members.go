@@ -38,7 +38,7 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 		workers = runtime.GOMAXPROCS(0)
 	}
 	par := max(1, min(cfg.Members, workers))
-	if cfg.Device == "cuda" {
+	if cfg.Device == DeviceCUDA {
 		par = 1
 	}
 	inner, cancel := context.WithCancel(ctx)
@@ -137,7 +137,7 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Passivity != "none" && !cert.Passive {
+	if cfg.Passivity != PassivityNone && !cert.Passive {
 		// Each member left trainOne certified, and dividing passive FIRs by
 		// a positive number keeps them passive: reaching this line is a bug.
 		return nil, fmt.Errorf("trainer: internal error: the mean of %d %s-mode members fails its passivity certificate %+v", len(ms), cfg.Passivity, cert)
@@ -162,7 +162,7 @@ func trainMembers(ctx context.Context, cfg Config, train, val *data.Dataset) (*R
 	raw, _ := json.Marshal(cfg)
 	return &Result{
 		Model:       m,
-		Meta:        model.Meta{Ts: train.Ts, Mode: cfg.Passivity, Training: raw},
+		Meta:        model.Meta{Ts: train.Ts, Mode: string(cfg.Passivity), Training: raw},
 		Cert:        cert,
 		History:     hist,
 		BestValFit:  bestV,

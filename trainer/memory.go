@@ -152,13 +152,13 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 		gramMats += nt * nt
 	}
 	grid := 0.0
-	if cfg.Passivity != "none" {
+	if cfg.Passivity != PassivityNone {
 		grid = 8 * (mN*mG*mG + mL*mL)
 	}
 	gains := 0.0
 	if nets {
 		gains = (F + 2 + 2*(hidden+mN)) * St
-		if st.Feedback && cfg.Iters > 1 && cfg.GramGains != "data" {
+		if st.Feedback && cfg.Iters > 1 && cfg.GramGains != GramGainsData {
 			gains += (F + 3 + mN) * St // the closed-loop candidate's batch and gains
 		}
 	}
@@ -177,7 +177,7 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	perClosed := F + 4 + 2*(hidden+mN)
 	if nets && cfg.BPTTEpochs > 0 {
 		bptt.Bytes = par * f8 * perClosed * (batchRows(cfg.BPTTBatch) + watched)
-	} else if nets && st.Feedback && cfg.Monitor == "closed" {
+	} else if nets && st.Feedback && cfg.Monitor == MonitorClosed {
 		bptt.Name = "closed-loop monitor"
 		bptt.Bytes = par * f8 * perClosed * watched
 	}

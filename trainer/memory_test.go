@@ -70,7 +70,7 @@ func randomData(batches, T int, seed uint64) *data.Dataset {
 var memoryCases = []struct {
 	name             string
 	st               model.Structure
-	passivity        string
+	passivity        Passivity
 	batches, T       int
 	batch, bpttEpoch int
 }{
@@ -115,7 +115,7 @@ func measureCase(t *testing.T, name string) {
 	i := slices.IndexFunc(memoryCases, func(c struct {
 		name             string
 		st               model.Structure
-		passivity        string
+		passivity        Passivity
 		batches, T       int
 		batch, bpttEpoch int
 	}) bool {

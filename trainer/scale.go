@@ -83,7 +83,7 @@ func scaled(d *data.Dataset, a, b float64) *data.Dataset {
 // reported losses back to the units of the data.
 func trainScaled(ctx context.Context, cfg Config, train, val *data.Dataset, a, b float64) (*Result, error) {
 	inner := cfg
-	inner.Scale = "none"
+	inner.Scale = ScaleNone
 	if cfg.Start != nil {
 		// the start in the units of the scaled data (the inverse of the
 		// conversion back below; exact, a and b being powers of two)

@@ -76,7 +76,7 @@ func TestScaleEquivariant(t *testing.T) {
 }
 
 func checkEquivariant(t *testing.T, cfg Config, train, val *data.Dataset) {
-	run := func(scale string, a, b float64) *Result {
+	run := func(scale Scale, a, b float64) *Result {
 		t.Helper()
 		c := cfg
 		c.Scale = scale

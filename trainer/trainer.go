@@ -120,7 +120,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if cfg.Structure.Branches == 0 {
 		cfg.Iters = 1 // a linear FIR has no θ_N: one convex solve is the optimum
 	}
-	if cfg.Scale == "auto" {
+	if cfg.Scale == ScaleAuto {
 		if a, b := AutoScale(train); a != 1 || b != 1 {
 			return trainScaled(ctx, cfg, train, val, a, b)
 		}
@@ -182,7 +182,7 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		s.m.QScaler = data.FitScaler(ys...)
 	}
 	if cfg.Structure.Branches > 0 && cfg.Start == nil {
-		if cfg.Init == "fan-in" {
+		if cfg.Init == InitFanIn {
 			s.m.Lift.InitFanIn(s.rng)
 		} else {
 			s.m.Lift.InitXavier(s.rng)
@@ -201,7 +201,7 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 		if s.open, err = graph.NewOpenLoop(s.m, s.be); err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
-		if cfg.BPTTEpochs > 0 || (cfg.Structure.Feedback && cfg.Monitor != "open") {
+		if cfg.BPTTEpochs > 0 || (cfg.Structure.Feedback && cfg.Monitor != MonitorOpen) {
 			if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
 				return nil, fmt.Errorf("trainer: %w", err)
 			}
@@ -224,12 +224,12 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Passivity != "none" && !cert.Passive {
+	if cfg.Passivity != PassivityNone && !cert.Passive {
 		// Every θ_G comes from the constrained solver and is certified there;
 		// reaching this line is a bug, and a non-passive model must not leave.
 		return nil, fmt.Errorf("trainer: internal error: %s-mode model fails its passivity certificate %+v", cfg.Passivity, cert)
 	}
-	if cfg.Passivity != "none" {
+	if cfg.Passivity != PassivityNone {
 		changed, err := addHeadroom(s.best)
 		if err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
@@ -250,7 +250,7 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 	raw, _ := json.Marshal(cfg)
 	res := &Result{
 		Model:      s.best,
-		Meta:       model.Meta{Ts: train.Ts, Mode: cfg.Passivity, Training: raw},
+		Meta:       model.Meta{Ts: train.Ts, Mode: string(cfg.Passivity), Training: raw},
 		Cert:       cert,
 		History:    s.hist,
 		BestValFit: s.bestV,
@@ -264,10 +264,10 @@ func trainOne(ctx context.Context, cfg Config, train, val *data.Dataset) (*Resul
 }
 
 func backend(cfg Config) (kernels.Backend, error) {
-	if cfg.Device == "" || cfg.Device == "cpu" {
+	if cfg.Device == "" || cfg.Device == DeviceCPU {
 		return &kernels.CPU{Workers: cfg.Workers}, nil
 	}
-	be, err := kernels.NewBackend(cfg.Device)
+	be, err := kernels.NewBackend(string(cfg.Device))
 	if err != nil {
 		return nil, fmt.Errorf("trainer: device %s: %w", cfg.Device, err)
 	}
@@ -374,10 +374,10 @@ func (s *session) blocks(kind convex.Kind) []convex.Block {
 			return
 		}
 		b := convex.Block{Offset: off, Len: n, Kind: kind}
-		if s.cfg.Passivity == "none" {
+		if s.cfg.Passivity == PassivityNone {
 			return
 		}
-		if s.cfg.Passivity == "sampled" {
+		if s.cfg.Passivity == PassivitySampled {
 			b.H, b.Eps = s.cfg.H, s.cfg.Eps
 		}
 		if s.cfg.Rho > 0 {
@@ -405,12 +405,12 @@ func (s *session) thetaG(ctx context.Context, k int) error {
 		batch *graph.Batch
 	}
 	cands := []cand{{"data", s.train.full}}
-	if mode := s.cfg.GramGains; st.Feedback && st.Branches > 0 && k > 0 && mode != "data" {
+	if mode := s.cfg.GramGains; st.Feedback && st.Branches > 0 && k > 0 && mode != GramGainsData {
 		cl, err := s.closedLoopBatch()
 		if err != nil {
 			return err
 		}
-		if mode == "closed" {
+		if mode == GramGainsClosed {
 			cands = cands[:0]
 		}
 		cands = append(cands, cand{"closed", cl})
@@ -462,7 +462,7 @@ func (s *session) thetaG(ctx context.Context, k int) error {
 // tapsAtBound counts the taps of m's FIRs that lie on their decay bound
 // |g(k)| ≤ Rho·Decay^k of cfg (to 1e-6 of it); 0 without decay bounds.
 func tapsAtBound(m *model.NFIR, cfg Config) int {
-	if !(cfg.Rho > 0) || cfg.Passivity == "none" || m == nil {
+	if !(cfg.Rho > 0) || cfg.Passivity == PassivityNone || m == nil {
 		return 0
 	}
 	n := 0
@@ -540,7 +540,7 @@ func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) 
 	prob := &convex.Problem{P: mat.NewSymDense(nt, P), B: b, GammaG: s.cfg.GammaG}
 	var step gStep
 	switch s.cfg.Passivity {
-	case "kyp":
+	case PassivityKYP:
 		prob.Blocks = s.blocks(convex.Exact)
 		sol, err := kyp.Solve(prob, nil)
 		if err != nil {
@@ -550,9 +550,9 @@ func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) 
 	default:
 		kind := convex.Exact
 		switch s.cfg.Passivity {
-		case "sampled":
+		case PassivitySampled:
 			kind = convex.Sampled
-		case "none":
+		case PassivityNone:
 			kind = convex.None
 		}
 		prob.Blocks = s.blocks(kind)
@@ -757,7 +757,7 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 	if s.val.full != nil {
 		scratch := make([]float64, len(s.theta))
 		yv := make([]float64, s.val.full.Seqs.Total())
-		closed := s.closed != nil && cfg.Structure.Feedback && cfg.Monitor == "closed"
+		closed := s.closed != nil && cfg.Structure.Feedback && cfg.Monitor == MonitorClosed
 		d.validate = func() (float64, error) {
 			if closed {
 				return s.closedMSE(&s.val, yv)
@@ -882,7 +882,7 @@ var ErrNoData = errors.New("trainer: no trajectories to evaluate")
 // passivity mode does not compete (it could not be returned).
 func (s *session) scoreStart() error {
 	note := "the warm-start model"
-	if s.cfg.Passivity != "none" {
+	if s.cfg.Passivity != PassivityNone {
 		cert, err := s.m.Certify()
 		if err != nil {
 			return fmt.Errorf("trainer: the warm-start model: %w", err)

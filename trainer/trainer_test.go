@@ -81,7 +81,7 @@ func simulate(m *model.NFIR, batches, T int, seed uint64) *data.Dataset {
 func TestLinearFIRRecovery(t *testing.T) {
 	truth, _ := model.RandomPassive(model.Structure{LinearTaps: 12}, rand.New(rand.NewPCG(1, 1)))
 	train := simulate(truth, 6, 120, 2)
-	for _, mode := range []string{"exact", "sampled", "none", "kyp"} {
+	for _, mode := range []Passivity{"exact", "sampled", "none", "kyp"} {
 		cfg := DefaultConfig()
 		cfg.Structure = model.Structure{LinearTaps: 12}
 		cfg.Passivity, cfg.GammaG, cfg.Rho, cfg.H, cfg.Eps = mode, 1e-9, 0, 2000, 0
@@ -212,7 +212,7 @@ func TestInitChoice(t *testing.T) {
 	truth, _ := model.RandomPassive(st, rand.New(rand.NewPCG(3, 3)))
 	train := simulate(truth, 4, 60, 5)
 	for _, c := range []struct {
-		init     string
+		init     Init
 		nonZeros bool
 	}{{"", false}, {"glorot", false}, {"fan-in", true}} {
 		cfg := DefaultConfig()

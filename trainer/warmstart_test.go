@@ -30,7 +30,7 @@ func TestWarmStart(t *testing.T) {
 			val.Batches[i].Y[j] *= 40 * 40
 		}
 	}
-	for _, scale := range []string{"none", "auto"} {
+	for _, scale := range []Scale{"none", "auto"} {
 		cfg := DefaultConfig()
 		cfg.Structure, cfg.Scale = st, scale
 		cfg.Iters, cfg.Epochs, cfg.Workers = 1, 3, 1

@@ -91,7 +91,7 @@ func DecodeFile(b []byte) (classes.Model, classes.Meta, error) {
 // cost more (3 × 100 epochs: 80%, 2 × 150: 52%).
 func Config(opt classes.FitOptions) trainer.Config {
 	c := trainer.DefaultConfig()
-	c.Scale = "auto"
+	c.Scale = trainer.ScaleAuto
 	c.Seed, c.Workers, c.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	if opt.Budget == classes.Quick {
 		c.Epochs, c.Patience = 60, 20
@@ -118,7 +118,7 @@ func wrap(name string, cfg trainer.Config, res *trainer.Result, err error) (clas
 	}
 	mode := res.Meta.Mode
 	if mode == "" {
-		mode = cfg.Passivity
+		mode = string(cfg.Passivity)
 	}
 	return &Model{Name: name, NFIR: res.Model, Mode: mode}, err
 }

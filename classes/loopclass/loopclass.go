@@ -39,7 +39,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	var initLin []float64 // the loop starts from the FIR it is sized by
 	if L == 0 {
 		fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
-		fcfg.Scale, fcfg.Decay = "auto", 0
+		fcfg.Scale, fcfg.Decay = trainer.ScaleAuto, 0
 		fcfg.Seed, fcfg.Workers, fcfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 		fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
 		if fir == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/passivenfir/gputrain/graph"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 func runBench(e *env, args []string) error {
@@ -71,14 +72,14 @@ func timeIt(repeat int, f func() error) (float64, error) {
 
 // qpRow is one row of bench qp --json.
 type qpRow struct {
-	Taps      int      `json:"taps"`
-	H         int      `json:"H"`
-	Mode      string   `json:"mode"`
-	Seconds   float64  `json:"seconds"`
-	Objective float64  `json:"objective"`
-	Branches  int      `json:"branches"`
-	MinRe     *float64 `json:"min_re"`          // certified min Re G over the blocks at the solution
-	Error     string   `json:"error,omitempty"` // the solver's error (the row's numbers are then its last iterate)
+	Taps      int               `json:"taps"`
+	H         int               `json:"H"`
+	Mode      trainer.Passivity `json:"mode"`
+	Seconds   float64           `json:"seconds"`
+	Objective float64           `json:"objective"`
+	Branches  int               `json:"branches"`
+	MinRe     *float64          `json:"min_re"`          // certified min Re G over the blocks at the solution
+	Error     string            `json:"error,omitempty"` // the solver's error (the row's numbers are then its last iterate)
 }
 
 func runBenchQP(e *env, args []string) error {
@@ -122,15 +123,15 @@ gputrain bench qp --data train.csv --large`,
 	if len(tapsList) == 0 {
 		return usagef("--taps: give at least one FIR length")
 	}
-	var modeList []string
+	var modeList []trainer.Passivity
 	for _, m := range strings.Split(modes, ",") {
-		m = strings.TrimSpace(m)
-		if m != "sampled" && m != "exact" && m != "kyp" {
-			return usagef("--modes %q: %q is not one of sampled, exact, kyp", modes, m)
+		var p trainer.Passivity
+		if err := p.Set(strings.TrimSpace(m)); err != nil || p == trainer.PassivityNone {
+			return usagef("--modes %q: %q is not one of sampled, exact, kyp", modes, strings.TrimSpace(m))
 		}
-		modeList = append(modeList, m)
+		modeList = append(modeList, p)
 	}
-	if slices.Contains(modeList, "sampled") && len(hList) == 0 {
+	if slices.Contains(modeList, trainer.PassivitySampled) && len(hList) == 0 {
 		return usagef("--H: give at least one grid size for the sampled mode")
 	}
 	d, err := benchData(dataPath, cols, batches, seed)
@@ -166,7 +167,7 @@ gputrain bench qp --data train.csv --large`,
 		fmt.Fprintf(e.stdout, "θ_G solve times on %s (%d batches), fastest of %d\n", d.Name, d.Len(), repeat)
 		fmt.Fprintf(e.stdout, "%-8s %6s %5s %6s %12s %18s %12s\n", "mode", "taps", "blks", "H", "seconds", "objective", "min Re G")
 	}
-	solve := func(mode string, taps, branches, H int) error {
+	solve := func(mode trainer.Passivity, taps, branches, H int) error {
 		P, b, err := convex.FIRGram(us, ys, taps*branches)
 		if err != nil {
 			return badInput(fmt.Errorf("forming the Gram matrix: %w", err))
@@ -174,7 +175,7 @@ gputrain bench qp --data train.csv --large`,
 		p := &convex.Problem{P: P, B: b, GammaG: gamma}
 		for j := 0; j < branches; j++ {
 			bl := convex.Block{Offset: j * taps, Len: taps, Kind: convex.Exact, Rho: rho, Decay: decay}
-			if mode == "sampled" {
+			if mode == trainer.PassivitySampled {
 				bl.Kind, bl.H, bl.Eps = convex.Sampled, H, eps
 			}
 			p.Blocks = append(p.Blocks, bl)
@@ -185,7 +186,7 @@ gputrain bench qp --data train.csv --large`,
 		secs, _ := timeIt(repeat, func() error {
 			// A failing solve (e.g. its iteration limit) is recorded in the
 			// row with its last iterate, and the grid goes on.
-			if mode == "kyp" {
+			if mode == trainer.PassivityKYP {
 				s, err := kyp.Solve(p, nil)
 				if s != nil {
 					x, obj = s.X, s.Objective
@@ -220,15 +221,15 @@ gputrain bench qp --data train.csv --large`,
 		for _, mode := range modeList {
 			var err error
 			switch mode {
-			case "sampled":
+			case trainer.PassivitySampled:
 				for _, H := range hList {
 					if err = solve(mode, taps, 1, H); err != nil {
 						break
 					}
 				}
-			case "exact":
+			case trainer.PassivityExact:
 				err = solve(mode, taps, 1, 0)
-			case "kyp":
+			case trainer.PassivityKYP:
 				if taps <= kypMax {
 					err = solve(mode, taps, 1, 0)
 				}
@@ -239,10 +240,10 @@ gputrain bench qp --data train.csv --large`,
 		}
 	}
 	if large {
-		if err := solve("exact", 500, 1, 0); err != nil {
+		if err := solve(trainer.PassivityExact, 500, 1, 0); err != nil {
 			return interruptOr(err)
 		}
-		if err := solve("exact", 500, 3, 0); err != nil {
+		if err := solve(trainer.PassivityExact, 500, 3, 0); err != nil {
 			return interruptOr(err)
 		}
 	}
@@ -278,7 +279,8 @@ type epochRow struct {
 func runBenchEpoch(e *env, args []string) error {
 	fs := newFlags("gputrain bench epoch")
 	var (
-		dataPath, config, device        string
+		dataPath, config                string
+		device                          = trainer.DeviceCPU
 		batches, repeat, batch, workers int
 		seed                            uint64
 		jsonOut                         bool
@@ -297,7 +299,7 @@ func runBenchEpoch(e *env, args []string) error {
 	fs.IntVar(&batch, "batch", 0, "trajectories per gradient step (0: the whole data set in one step)")
 	fs.IntVar(&repeat, "repeat", 5, "epochs timed; the fastest is reported")
 	fs.IntVar(&workers, "workers", 0, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags nfircuda)")
+	fs.Var(&device, "device", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	fs.BoolVar(&jsonOut, "json", false, `print {"rows": [{"name","ms","batches","samples","steps"}, …]} on stdout`)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	spec := flagSpec{
@@ -339,8 +341,8 @@ gputrain bench epoch --batch 8 --json`,
 	}
 	m.UScaler, m.QScaler = data.FitScaler(d.Inputs()...), data.FitScaler(d.Outputs()...)
 	var be kernels.Backend = &kernels.CPU{Workers: workers}
-	if device != "cpu" {
-		if be, err = kernels.NewBackend(device); err != nil {
+	if device != trainer.DeviceCPU {
+		if be, err = kernels.NewBackend(string(device)); err != nil {
 			return usagef("--device %s: %v", device, err)
 		}
 	}

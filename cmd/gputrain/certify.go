@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // certifyJSON is the --json shape of certify:
@@ -80,7 +81,7 @@ gputrain certify --model model.json --json --plot plots`,
 		if jsonOut {
 			where = "see min_re in the JSON"
 		}
-		if meta.Mode != "none" {
+		if trainer.Passivity(meta.Mode) != trainer.PassivityNone {
 			return failf("the model is NOT passive, though the file claims it (passivity %q): some FIR has Re G(e^{iω}) < 0 (%s); no other gputrain command will load it", meta.Mode, where)
 		}
 		return failf("the model is NOT passive: some FIR has Re G(e^{iω}) < 0 (%s)", where)

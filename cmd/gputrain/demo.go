@@ -43,14 +43,14 @@ func runDemo(e *env, args []string) error {
 		seed           uint64
 		snr            optFloat
 		workers        int
-		device         string
+		device         = trainer.DeviceCPU
 	)
 	fs.StringVar(&outDir, "out", "gputrain-demo", "directory for model.json and the plots (created if missing)")
 	fs.BoolVar(&quick, "quick", false, "a smaller job (fewer batches and epochs) that finishes in under a minute")
 	fs.Uint64Var(&seed, "seed", 1, "seed of the data and of the training")
 	fs.Var(&snr, "snr", "measurement noise on y in dB (the paper also uses 10); omit for noise-free data")
 	fs.IntVar(&workers, "workers", 0, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&device, "device", "cpu", "cpu, or cuda (needs a binary built with -tags nfircuda)")
+	fs.Var(&device, "device", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print the results as one JSON object on stdout (progress goes to stderr)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
@@ -71,7 +71,7 @@ gputrain demo --out /tmp/demo --snr 10`,
 	cfg := trainer.DefaultConfig()
 	// train's default; the paper's data is at the reference scale, so a
 	// noise-free demo trains exactly as with "none"
-	cfg.Seed, cfg.Workers, cfg.Device, cfg.Scale = seed, workers, device, "auto"
+	cfg.Seed, cfg.Workers, cfg.Device, cfg.Scale = seed, workers, device, trainer.ScaleAuto
 	nTrain, nVal, nTest := fullTrain, fullVal, fullTest
 	if quick {
 		demoQuick(&cfg)
@@ -82,10 +82,7 @@ gputrain demo --out /tmp/demo --snr 10`,
 	if workers < 0 {
 		return usagef("--workers %d: must be ≥ 0 (0: one per CPU)", workers)
 	}
-	if device != "cpu" && device != "cuda" {
-		return usagef("--device %q: must be cpu or cuda", device)
-	}
-	if device == "cuda" {
+	if device == trainer.DeviceCUDA {
 		if _, err := kernels.NewBackend("cuda"); err != nil {
 			return usagef("--device cuda: %v", err)
 		}

@@ -263,46 +263,6 @@ func TestFewBatchesValidation(t *testing.T) {
 	}
 }
 
-// TestHoldOutTails: the training part is the first 80% of each batch, the
-// validation part the rest preceded by the lead-in, y_clean cut alike;
-// batches too short for the lead-in are refused.
-func TestHoldOutTails(t *testing.T) {
-	seq := func(n, off int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = float64(off + i)
-		}
-		return x
-	}
-	d := &data.Dataset{Name: "d", Batches: []data.Batch{
-		{U: seq(100, 0), Y: seq(100, 1000), YClean: seq(100, 2000)},
-		{U: seq(50, 0), Y: seq(50, 1000), YClean: seq(50, 2000)},
-	}}
-	for _, c := range []struct {
-		lead int
-		ok   bool
-	}{{0, true}, {10, true}, {40, true}, {41, false}} {
-		tr, va, ok := holdOutTails(d, 0.2, c.lead)
-		if ok != c.ok {
-			t.Errorf("lead %d: ok %v, want %v", c.lead, ok, c.ok)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		for i, b := range d.Batches {
-			cut := len(b.U) * 4 / 5
-			h, v := tr.Batches[i], va.Batches[i]
-			if len(h.U) != cut || h.Y[cut-1] != b.Y[cut-1] || len(h.YClean) != cut {
-				t.Errorf("lead %d batch %d: training part of %d samples, want %d", c.lead, i, len(h.U), cut)
-			}
-			if len(v.U) != len(b.U)-cut+c.lead || v.U[0] != float64(cut-c.lead) || v.YClean[0] != float64(2000+cut-c.lead) || v.Y[len(v.Y)-1] != b.Y[len(b.Y)-1] {
-				t.Errorf("lead %d batch %d: validation part %v..%v, want from %d to the end", c.lead, i, v.U[0], v.U[len(v.U)-1], cut-c.lead)
-			}
-		}
-	}
-}
-
 func TestLinearFIR(t *testing.T) {
 	dir := t.TempDir()
 	train := genData(t, dir, 2, "1")
@@ -437,12 +397,12 @@ func TestBadInput(t *testing.T) {
 		{"bad extension", []string{"train", "--data", notModel, "--out", out}, "extension"},
 		{"taps -1", trainArgs("--taps", "-1"), "--taps -1"},
 		{"branches -2", trainArgs("--branches", "-2"), "--branches -2"},
-		{"passivity foo", trainArgs("--passivity", "foo"), "--passivity \"foo\""},
-		{"device tpu", trainArgs("--device", "tpu"), "--device"},
+		{"passivity foo", trainArgs("--passivity", "foo"), `invalid value "foo" for flag -passivity: want exact, sampled, kyp or none`},
+		{"device tpu", trainArgs("--device", "tpu"), `invalid value "tpu" for flag -device: want cpu or cuda`},
 		{"lr 0", trainArgs("--lr", "0"), "--lr 0"},
 		{"val-skip -1", trainArgs("--val-skip", "-1"), "--val-skip -1"},
 		{"skip -1", trainArgs("--skip", "-1"), "--skip -1"},
-		{"init bogus", trainArgs("--init", "he"), "--init \"he\""},
+		{"init bogus", trainArgs("--init", "he"), `invalid value "he" for flag -init: want glorot or fan-in`},
 		{"members 0", trainArgs("--members", "0"), "--members 0"},
 		{"members of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--members", "3"), "--members 3"},
 		{"hold-start of a linear FIR", trainArgs("--branches", "0", "--linear-taps", "5", "--hold-start"), "--hold-start true"},
@@ -511,7 +471,7 @@ func TestBadInput(t *testing.T) {
 		{"bench unknown", []string{"bench", "gpu"}, "unknown benchmark"},
 		{"bench qp mode", []string{"bench", "qp", "--modes", "magic"}, "--modes"},
 		{"bench epoch missing data", []string{"bench", "epoch", "--data", filepath.Join(dir, "nope.csv")}, "no such file"},
-		{"demo bad device", []string{"demo", "--device", "tpu", "--out", filepath.Join(dir, "out", "demo")}, "--device"},
+		{"demo bad device", []string{"demo", "--device", "tpu", "--out", filepath.Join(dir, "out", "demo")}, `invalid value "tpu" for flag -device: want cpu or cuda`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1344,7 +1304,7 @@ func TestScaleUnits(t *testing.T) {
 	if st := storedTraining(t, filepath.Join(dir, "n.json")); st["scale"] != "auto" {
 		t.Errorf("stored scale %v, want auto", st["scale"])
 	}
-	if code, _, errOut := cli(t, "train", "--data", orig, "--scale", "rms"); code != 2 || !strings.Contains(errOut, "--scale") {
+	if code, _, errOut := cli(t, "train", "--data", orig, "--scale", "rms"); code != 2 || !strings.Contains(errOut, `flag -scale: want auto or none`) {
 		t.Errorf("--scale rms: exit %d, %q; want a usage error naming --scale", code, errOut)
 	}
 }

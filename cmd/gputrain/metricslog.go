@@ -54,7 +54,7 @@ type metricsLog struct {
 	// monitor and feedback say which validation Fit an Adam epoch carries:
 	// the open-loop one unless --monitor closed on a feedback model; for a
 	// feed-forward model the two are one.
-	monitor  string
+	monitor  trainer.Monitor
 	feedback bool
 	err      error // the first write error; later events are dropped
 	warn     io.Writer
@@ -149,7 +149,7 @@ func (l *metricsLog) record(ev trainer.Event) (metricsRecord, bool) {
 		r.Phase = "thetaG"
 	case "adam":
 		r.Phase = "adam"
-		closed = l.feedback && l.monitor == "closed"
+		closed = l.feedback && l.monitor == trainer.MonitorClosed
 		open = !closed
 	case "bptt":
 		r.Phase, closed = "bptt", true

@@ -95,11 +95,11 @@ func realPartPlot(base string, m *model.NFIR, bound float64) error {
 // ≥ ε, times a/b where --scale auto trained on u×a and y×b (model.Rescale);
 // 0 for the other passivity modes, which impose no ε.
 func sampledBound(cfg trainer.Config, train *data.Dataset) float64 {
-	if cfg.Passivity != "sampled" || cfg.Eps <= 0 {
+	if cfg.Passivity != trainer.PassivitySampled || cfg.Eps <= 0 {
 		return 0
 	}
 	bound := cfg.Eps / 2
-	if cfg.Scale == "auto" && train != nil {
+	if cfg.Scale == trainer.ScaleAuto && train != nil {
 		a, b := trainer.AutoScale(train)
 		bound *= a / b
 	}
@@ -111,13 +111,14 @@ func sampledBound(cfg trainer.Config, train *data.Dataset) float64 {
 // of --scale auto are not stored); 0 otherwise.
 func storedBound(meta model.Meta) float64 {
 	var t struct {
-		Eps   float64 `json:"eps"`
-		Scale string  `json:"scale"`
+		Eps   float64       `json:"eps"`
+		Scale trainer.Scale `json:"scale"`
 	}
-	if meta.Mode != "sampled" || json.Unmarshal(meta.Training, &t) != nil || t.Scale == "auto" {
+	mode := trainer.Passivity(meta.Mode)
+	if mode != trainer.PassivitySampled || json.Unmarshal(meta.Training, &t) != nil || t.Scale == trainer.ScaleAuto {
 		return 0
 	}
-	return sampledBound(trainer.Config{Passivity: meta.Mode, Eps: t.Eps}, nil)
+	return sampledBound(trainer.Config{Passivity: mode, Eps: t.Eps}, nil)
 }
 
 // historyPoints turns the trainer's events into the points of the training

@@ -202,7 +202,7 @@ func TestSaveLoopPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	train, val := holdOut(d, 1)
+	train, val := data.HoldOut(d, 1)
 	cfg := loop.DefaultConfig()
 	cfg.Structure, cfg.Epochs, cfg.Window, cfg.BurnIn = loop.Sized(8), 1, 100, 20
 	lr, err := loop.Train(context.Background(), cfg, train, val)

@@ -32,7 +32,7 @@ type progress struct {
 	open     bool // a bar line is open (no newline yet)
 	// monitor is what the Adam stage's validation Fit measures (trainer.Config.Monitor):
 	// "closed" the closed-loop simulation, else the open-loop prediction.
-	monitor string
+	monitor trainer.Monitor
 	// columns returns the terminal's width for the bar (nil: termColumns).
 	columns func() int
 	// footnoted: the note on a closed-loop Fit below 0 has been printed.
@@ -40,7 +40,7 @@ type progress struct {
 }
 
 // setMonitor records trainer.Config.Monitor for the labels (nil-safe: --quiet).
-func (p *progress) setMonitor(m string) {
+func (p *progress) setMonitor(m trainer.Monitor) {
 	if p != nil {
 		p.monitor = m
 	}
@@ -50,7 +50,7 @@ func (p *progress) setMonitor(m string) {
 // open-loop (one-step-ahead) error unless --monitor closed, BPTT and the
 // evaluations the closed loop, which is how the model is used.
 func (p *progress) valLabel(stage string) string {
-	if stage == "adam" && p.monitor != "closed" {
+	if stage == "adam" && p.monitor != trainer.MonitorClosed {
 		return "open-loop val fit"
 	}
 	return "closed-loop val fit"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/sweep"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 const sweepHelp = `Usage: gputrain sweep plan|run|collect [flags]
@@ -187,7 +188,7 @@ func sweepJob(emit sweep.Emit, job sweep.Job, plan *sweep.Plan, out string, para
 	if gpus < 0 {
 		gpus = 0
 		for _, t := range plan.Trials {
-			if v, _ := t.Settings["device"].(string); v == "cuda" {
+			if v, _ := t.Settings["device"].(string); trainer.Device(v) == trainer.DeviceCUDA {
 				gpus = 1
 			}
 		}

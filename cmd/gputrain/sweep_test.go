@@ -282,13 +282,19 @@ func TestSweepPlanRefuses(t *testing.T) {
 }
 
 // TestSweepFailedTrial: a trial whose settings train refuses is marked
-// failed (exit 2 by index), not retried, and listed by collect.
+// failed (exit 2 by index), not retried, and listed by collect. A value no
+// flag takes is refused by plan already.
 func TestSweepFailedTrial(t *testing.T) {
 	dir := t.TempDir()
 	genData(t, dir, 6, "1")
 	spec := filepath.Join(dir, "s.yaml")
 	os.WriteFile(spec, []byte("plant:\n  - name: msd\n    data: msd-1.csv\nfixed:\n  branches: 0\n  linear-taps: 8\ngrid:\n  passivity: [exact, bogus]\n"), 0o644)
 	out := filepath.Join(dir, "runs")
+	if code, _, stderr := cli(t, "sweep", "plan", spec, "--out", out, "--quiet"); code != exitUsage || !strings.Contains(stderr, `grid.passivity: invalid value "bogus" for flag -passivity: want exact, sampled, kyp or none`) {
+		t.Errorf("a passivity no flag takes: exit %d, %s; want 2 from plan naming grid.passivity", code, stderr)
+	}
+	// H 0 parses, and train refuses it with --passivity sampled only.
+	os.WriteFile(spec, []byte("plant:\n  - name: msd\n    data: msd-1.csv\nfixed:\n  branches: 0\n  linear-taps: 8\n  H: 0\ngrid:\n  passivity: [exact, sampled]\n"), 0o644)
 	mustRun(t, "sweep", "plan", spec, "--out", out, "--quiet")
 	plan := filepath.Join(out, "plan.json")
 	if code, _, stderr := cli(t, "sweep", "run", "--plan", plan, "--index", "1"); code != exitUsage || !strings.Contains(stderr, "passivity") {

@@ -1,25 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"maps"
 	"math"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/passivenfir/gputrain/classes"
-	"github.com/passivenfir/gputrain/classes/loopclass"
-	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/loop"
@@ -56,13 +45,14 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.BoolVar(&h.noFeedback, "no-feedback", false, "FF model: the lifting network sees u only (same as --feedback=false)")
 	fs.IntVar(&c.Structure.LinearTaps, "linear-taps", c.Structure.LinearTaps, "taps of a parallel passive linear FIR (0: none)")
 	fs.BoolVar(&c.Structure.HoldStart, "hold-start", c.Structure.HoldStart, "the lifting network sees u(0) for its input window's samples before a record starts, instead of zeros: for records that begin mid-motion (stored in the model file)")
-	fs.StringVar(&c.Passivity, "passivity", c.Passivity, "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
+	fs.Var(&c.Passivity, "passivity", "how the FIR taps are kept passive: exact (certified, no ε to guess; minutes per θ_G step beyond about 2000 taps in all), sampled (Theorem 3 on H+1 frequencies; every FIR is still certified, and one that fails is re-solved in exact mode; the faster choice for long filters), kyp (Theorem 4 LMI) or none (the paper's np variants)")
 	fs.IntVar(&c.H, "H", c.H, "sampled passivity: frequency samples h = 0..H")
 	fs.Float64Var(&c.Eps, "eps", c.Eps, "sampled passivity: margin ε in Σ_k g(k)·2cos(hπk/H) ≥ ε, in the taps' units (output per input; see --scale)")
 	fs.Float64Var(&c.Rho, "rho", c.Rho, "decay bound |g(k)| ≤ rho·decay^k, in the taps' units (output per input; see --scale), or 0 for no decay bounds; the θ_G progress line counts taps held at the bound")
 	fs.Var(&h.decay, "decay", "decay rate of the tap bound, in (0, 1]; auto: 0.93^(50/L) for filters of L taps (the longer of --taps and --linear-taps), so that the bound ends at 2.7% of rho whatever the length: the paper's 0.93 for its 50 taps, 0.993 for 500")
 	fs.Float64Var(&c.GammaG, "gamma-g", c.GammaG, "ridge weight γ_G on the taps in the θ_G step, against the sum of squared output errors (in units of u² times samples; see --scale)")
-	fs.StringVar(&c.Scale, "scale", "auto", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
+	c.Scale = trainer.ScaleAuto // train's default; the library's is none
+	fs.Var(&c.Scale, "scale", "auto: train on u and y multiplied by the powers of two that bring their RMS near that of the paper's mass-spring-damper data (6.7 and 1.5), where the defaults were chosen, so that --rho, --eps, --gamma-g, --clip and --bptt-clip mean the same on data of any units; the model is written in the data's units (the conversion is exact). none: those settings are in the data's own units (to reproduce a run with settings in given units)")
 	fs.IntVar(&c.Iters, "iters", c.Iters, "K, alternations of Algorithm 1 (θ_G step, then Adam on θ_N)")
 	fs.IntVar(&c.Epochs, "epochs", c.Epochs, "Adam epochs per alternation")
 	fs.IntVar(&c.Patience, "patience", c.Patience, "early stopping: epochs without validation improvement")
@@ -70,8 +60,8 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.Float64Var(&c.LR, "lr", c.LR, "Adam learning rate")
 	fs.Float64Var(&c.WeightDecay, "weight-decay", c.WeightDecay, "Adam decoupled weight decay")
 	fs.Float64Var(&c.Clip, "clip", c.Clip, "global gradient-norm clip (0: none)")
-	fs.StringVar(&c.Monitor, "monitor", c.Monitor, "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
-	fs.StringVar(&c.GramGains, "gram-gains", c.GramGains, "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
+	fs.Var(&c.Monitor, "monitor", "what Adam's early stopping watches on validation data: open (one-step-ahead loss) or closed (closed-loop simulation error)")
+	fs.Var(&c.GramGains, "gram-gains", "FB models: fit the θ_G step for the gains of the measured output (data, the paper's), of the closed-loop simulation (closed), or both, keeping the better on validation (auto)")
 	fs.IntVar(&c.Skip, "skip", c.Skip, "samples at the start of each training trajectory that are simulated but left out of the loss (the transient of an unknown initial state)")
 	fs.IntVar(&c.ValSkip, "val-skip", c.ValSkip, "samples at the start of each validation trajectory that are simulated but not scored (warm-up or start-up transient)")
 	fs.IntVar(&c.BPTTEpochs, "bptt-epochs", c.BPTTEpochs, "epochs of the closed-loop backpropagation-through-time step that replaces the Adam step of the last --iters iteration, as in Algorithm 1 (with --iters 1 there is then no Adam step at all; 0: none)")
@@ -79,11 +69,12 @@ func addHyperFlags(fs *flag.FlagSet) *hyper {
 	fs.IntVar(&c.BPTTPatience, "bptt-patience", c.BPTTPatience, "BPTT early stopping patience in epochs")
 	fs.Float64Var(&c.BPTTLR, "bptt-lr", c.BPTTLR, "peak learning rate of the BPTT step")
 	fs.Float64Var(&c.BPTTClip, "bptt-clip", c.BPTTClip, "gradient-norm clip of the BPTT step (0: none)")
-	fs.StringVar(&c.Init, "init", "glorot", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
+	c.Init = trainer.InitGlorot // named, where the library spells it ""
+	fs.Var(&c.Init, "init", "random initialization of the lifting network: glorot (Glorot uniform weights, zero biases) or fan-in (weights and biases uniform on ±1/√fan_in, PyTorch's default, as in the paper's released code)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "random seed (initialization, mini-batches, validation hold-out)")
 	fs.IntVar(&c.Members, "members", 1, "train this many models with the seeds --seed, --seed+1, … and save their mean as one passive NFIR (their branches side by side, each FIR divided by the number of members): less of the variance the random initialization leaves; up to --workers members train at a time")
 	fs.IntVar(&c.Workers, "workers", c.Workers, "worker goroutines (0: one per CPU)")
-	fs.StringVar(&c.Device, "device", c.Device, "cpu, or cuda (needs a binary built with -tags nfircuda)")
+	fs.Var(&c.Device, "device", "cpu, or cuda (needs a binary built with -tags nfircuda)")
 	return h
 }
 
@@ -117,18 +108,13 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
 		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
 		{s.HoldStart && s.Branches == 0, "hold-start", s.HoldStart, "false for a linear FIR (--branches 0 has no lifting network to hold u(0) for)"},
-		{!slices.Contains([]string{"exact", "sampled", "kyp", "none"}, c.Passivity), "passivity", fmt.Sprintf("%q", c.Passivity), "one of exact, sampled, kyp, none"},
-		{c.Passivity == "sampled" && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
+		{c.Passivity == trainer.PassivitySampled && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
 		{c.H < 0, "H", c.H, "≥ 0"},
 		{!finite(c.Eps) || c.Eps < 0, "eps", c.Eps, "a finite number ≥ 0"},
 		{!finite(c.Rho), "rho", c.Rho, "finite"},
 		{c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1), "decay", c.Decay, "in (0, 1]"},
 		{!finite(c.GammaG) || c.GammaG < 0, "gamma-g", c.GammaG, "a finite number ≥ 0"},
 		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
-		{c.Monitor != "open" && c.Monitor != "closed", "monitor", fmt.Sprintf("%q", c.Monitor), "open or closed"},
-		{!slices.Contains([]string{"data", "closed", "auto"}, c.GramGains), "gram-gains", fmt.Sprintf("%q", c.GramGains), "data, closed or auto"},
-		{c.Init != "glorot" && c.Init != "fan-in", "init", fmt.Sprintf("%q", c.Init), "glorot or fan-in"},
-		{c.Scale != "auto" && c.Scale != "none", "scale", fmt.Sprintf("%q", c.Scale), "auto or none"},
 		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
 		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
 		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
@@ -145,7 +131,6 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{c.Workers < 0, "workers", c.Workers, "≥ 0 (0: one per CPU)"},
 		{c.Members < 1, "members", c.Members, "≥ 1"},
 		{c.Members > 1 && s.Branches == 0, "members", c.Members, "1 for a linear FIR (--branches 0), one convex solve with nothing random to average"},
-		{c.Device != "cpu" && c.Device != "cuda", "device", fmt.Sprintf("%q", c.Device), "cpu or cuda"},
 	} {
 		if k.bad {
 			return c, usagef("--%s %v: must be %s; see '%s --help'", k.flag, k.val, k.want, h.fs.Name())
@@ -175,11 +160,11 @@ func (h *hyper) resolve() (trainer.Config, error) {
 			return c, err
 		}
 	}
-	if c.Passivity == "sampled" && c.Rho > 0 && c.Eps > 2*c.Rho {
+	if c.Passivity == trainer.PassivitySampled && c.Rho > 0 && c.Eps > 2*c.Rho {
 		// no filter meets both (the paper's feasibility condition): g(0) ≤ rho
 		return c, usagef("--eps %g > 2·--rho %g: no FIR meets Σ_k g(k)·2cos(hπk/H) ≥ eps with |g(0)| ≤ rho; lower --eps or raise --rho", c.Eps, c.Rho)
 	}
-	if c.Device == "cuda" {
+	if c.Device == trainer.DeviceCUDA {
 		// Fail now, not after reading gigabytes: the build or the machine may lack CUDA.
 		if _, err := kernels.NewBackend("cuda"); err != nil {
 			return c, usagef("--device cuda: %v", err)
@@ -196,25 +181,21 @@ func (h *hyper) resolve() (trainer.Config, error) {
 // filters are fitted to the records it gets (at most half their length).
 const searchMinLen = 16
 
-// searchLeadIn is the unscored lead-in of a validation tail held out of a
-// record for a search: long enough for the longer filters it tries.
-const searchLeadIn = 256
-
 // autoDecay is the decay rate of --decay auto (trainer.AutoDecay).
 func autoDecay(s model.Structure) float64 { return trainer.AutoDecay(s) }
 
 // orGlorot names the default initialization, which trainer.Config spells "".
-func orGlorot(init string) string {
+func orGlorot(init trainer.Init) trainer.Init {
 	if init == "" {
-		return "glorot"
+		return trainer.InitGlorot
 	}
 	return init
 }
 
 // orNone names the default scaling of trainer.Config, which it spells "".
-func orNone(scale string) string {
+func orNone(scale trainer.Scale) trainer.Scale {
 	if scale == "" {
-		return "none"
+		return trainer.ScaleNone
 	}
 	return scale
 }
@@ -243,436 +224,6 @@ func settings(c trainer.Config, extra map[string]any) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// checkOutPath fails early (before hours of training) when path cannot be
-// written: its directory must exist, and path must not be a directory, a
-// device or a pipe, nor the same file as one of the inputs (flag name →
-// path), which the output would destroy.
-func checkOutPath(flagName, path string, inputs map[string]string) error {
-	if path == "" {
-		return usagef("--%s is empty; give a file name", flagName)
-	}
-	if path == "-" {
-		return usagef("--%s -: this output is written to a file; give a file name", flagName)
-	}
-	if err := checkLexicalParents(flagName, path); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil {
-		switch {
-		case fi.IsDir():
-			return usagef("--%s %s is a directory; give a file name", flagName, path)
-		case !fi.Mode().IsRegular():
-			return usagef("--%s %s is not a regular file (a device or a pipe); give a file name", flagName, path)
-		}
-		for _, name := range slices.Sorted(maps.Keys(inputs)) {
-			if in, err := os.Stat(inputs[name]); err == nil && os.SameFile(fi, in) {
-				return usagef("--%s %s is the --%s file: writing it would destroy the input; give another name", flagName, path, name)
-			}
-		}
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return usagef("--%s %s: directory %s does not exist; create it first", flagName, path, dir)
-	case !fi.IsDir():
-		return usagef("--%s %s: %s is a file, not a directory", flagName, path, dir)
-	}
-	return probeWritable(flagName, path, dir)
-}
-
-// probeWritable fails when no file can be created in dir. A permission
-// problem found only when the model is written would cost the whole run, and
-// the mode bits alone do not say (root, ACLs, read-only mounts), so a probe
-// file is created and removed.
-func probeWritable(flagName, path, dir string) error {
-	f, err := os.CreateTemp(dir, ".gputrain-probe-*")
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return usagef("--%s %s: cannot write in %s (%v); choose a directory you can write", flagName, path, dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
-	return nil
-}
-
-// maxDataMagnitude bounds the training data: the θ_G step sums squares and
-// products of samples and taps, which overflow float64 near 1e154.
-const maxDataMagnitude = 1e100
-
-// largest returns the largest |u| or |y| of d and which of the two it is.
-func largest(d *data.Dataset) (float64, string) {
-	var v float64
-	which := "u"
-	for _, b := range d.Batches {
-		for i := range b.U {
-			if a := math.Abs(b.U[i]); a > v {
-				v, which = a, "u"
-			}
-			if a := math.Abs(b.Y[i]); a > v {
-				v, which = a, "y"
-			}
-		}
-	}
-	return v, which
-}
-
-// zeroInput reports whether every input sample of d is zero.
-func zeroInput(d *data.Dataset) bool {
-	for _, b := range d.Batches {
-		for _, v := range b.U {
-			if v != 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// pow2Text writes a power of two as 2^k (and 1 as 1).
-func pow2Text(f float64) string {
-	if f == 1 {
-		return "1"
-	}
-	return fmt.Sprintf("2^%d", int(math.Round(math.Log2(f))))
-}
-
-// zeroScored returns the names of the batches of d whose scored output
-// (y_clean where known, else y) is zero from sample skip on: their Fit is
-// undefined, so validation leaves them out.
-func zeroScored(d *data.Dataset, skip int) []string {
-	var names []string
-	for i, b := range d.Batches {
-		y := b.Y
-		if b.YClean != nil {
-			y = b.YClean
-		}
-		zero := true
-		for _, v := range y[min(skip, len(y)):] {
-			if v != 0 {
-				zero = false
-				break
-			}
-		}
-		if zero {
-			names = append(names, b.Name(i))
-		}
-	}
-	return names
-}
-
-// checkOutDir fails early when path, a directory the command will create
-// if needed, exists as something else.
-func checkOutDir(flagName, path string) error {
-	if err := checkLexicalParents(flagName, path); err != nil {
-		return err
-	}
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		return usagef("--%s %s exists and is not a directory; give a directory", flagName, path)
-	}
-	return nil
-}
-
-// readData reads and validates a data file for a model of the given memory;
-// every problem is bad input (exit 2) with the reader's message, and Ctrl-C
-// (ctx) stops the reading (readErr).
-func readData(ctx context.Context, flagName, path string, opt data.ReadOptions, minLen int) (*data.Dataset, error) {
-	if path == "" {
-		return nil, usagef("--%s FILE is required (a .csv with columns u,y and optionally batch; or .npy, .npz, .mat)", flagName)
-	}
-	d, err := data.ReadFileContext(ctx, path, opt)
-	if err != nil {
-		return nil, readErr(ctx, flagName, err)
-	}
-	if err := d.Validate(minLen); err != nil {
-		return nil, badInput(flagErr{flagName, err})
-	}
-	return d, nil
-}
-
-// flagErr is an error of the file given with --flag; its message drops the
-// package prefix "data: ", which after the flag's name says nothing.
-type flagErr struct {
-	flag string
-	err  error
-}
-
-func (e flagErr) Error() string {
-	return "--" + e.flag + ": " + cliText(strings.TrimPrefix(e.err.Error(), "data: "))
-}
-
-// goHint matches the data package's hints for Go callers, " (from Go: …)",
-// which name ReadOptions fields a command-line user cannot set.
-var goHint = regexp.MustCompile(` \(from Go: [^)]*\)`)
-
-// cliText drops the hints for Go callers from a library message.
-func cliText(s string) string { return goHint.ReplaceAllString(s, "") }
-
-func (e flagErr) Unwrap() error { return e.err }
-
-// holdOut splits d into training and validation batches: a seeded 20% (at
-// least one batch) is held out when d has at least five batches; otherwise
-// val is nil.
-func holdOut(d *data.Dataset, seed uint64) (train, val *data.Dataset) {
-	n := d.Len()
-	if n < 5 {
-		return d, nil
-	}
-	nval := max(1, n/5)
-	perm := rand.New(rand.NewPCG(seed, seed)).Perm(n)
-	isVal := make([]bool, n)
-	for _, i := range perm[:nval] {
-		isVal[i] = true
-	}
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	val = &data.Dataset{Name: d.Name + " (held-out 20%)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	for i, b := range d.Batches {
-		if isVal[i] {
-			val.Batches = append(val.Batches, b)
-		} else {
-			train.Batches = append(train.Batches, b)
-		}
-	}
-	return train, val
-}
-
-// tailFraction is the part of each record held out for validation when the
-// data has too few batches to hold out whole ones.
-const tailFraction = 0.2
-
-// holdOutTails splits every batch of d into its first (1−frac) for training
-// and the rest, preceded by lead samples of the training part, for
-// validation (to be scored after the lead-in, Config.ValSkip = lead, so that
-// the model's memory is warm). ok is false when a batch is too short: its
-// training part must hold at least lead samples and its tail at least one.
-func holdOutTails(d *data.Dataset, frac float64, lead int) (train, val *data.Dataset, ok bool) {
-	train = &data.Dataset{Name: d.Name + " (training part)", Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	val = &data.Dataset{Name: d.Name + fmt.Sprintf(" (last %.0f%% of each batch)", 100*frac), Ts: d.Ts, UCol: d.UCol, YCol: d.YCol}
-	for _, b := range d.Batches {
-		n := len(b.U)
-		cut := int(float64(n) * (1 - frac))
-		if cut < max(lead, 1) || cut >= n {
-			return nil, nil, false
-		}
-		head := data.Batch{U: b.U[:cut], Y: b.Y[:cut], Label: b.Label, Line: b.Line}
-		tail := data.Batch{U: b.U[cut-lead:], Y: b.Y[cut-lead:], Label: b.Label}
-		if b.Line > 0 {
-			tail.Line = b.Line + cut - lead
-		}
-		if b.YClean != nil {
-			head.YClean, tail.YClean = b.YClean[:cut], b.YClean[cut-lead:]
-		}
-		train.Batches = append(train.Batches, head)
-		val.Batches = append(val.Batches, tail)
-	}
-	return train, val, true
-}
-
-// trainJob is one training run with its outputs.
-type trainJob struct {
-	cfg        trainer.Config
-	train, val *data.Dataset
-	out        string          // model file
-	dest       *outFile        // how to write it (nil: replace out, keeping the old file as out.bak)
-	plotDir    string          // "" for no plots
-	settings   json.RawMessage // stored as the model's training object
-	prog       *progress
-	env        *env        // the command's, for the model file's provenance (set by runTraining)
-	log        *metricsLog // --log (nil: none)
-	// search, when set, chooses the structure (package search) instead of
-	// training cfg's; settings are then made for the chosen one.
-	search *searchJob
-}
-
-// searchJob is a structure search within a training run.
-type searchJob struct {
-	fixed search.Fixed
-	opt   search.Options
-	extra map[string]any // settings' extra keys (data paths, columns)
-	res   *search.Result // after the run
-}
-
-// fit runs the search, or trains cfg when there is none.
-func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Result, trainer.Config, error) {
-	if job.search == nil {
-		res, err := trainer.Train(ctx, cfg, job.train, job.val)
-		return res, cfg, err
-	}
-	sj := job.search
-	opt := sj.opt
-	if p := job.prog; p != nil {
-		opt.Progress = func(ev search.Event) { p.note("%s", ev) }
-	}
-	opt.Progress = job.log.wrapSearch(opt.Progress)
-	sr, err := search.Select(ctx, cfg, sj.fixed, opt, job.train, job.val)
-	if sr == nil || sr.Result == nil {
-		return nil, cfg, err
-	}
-	sj.res = sr
-	chosen := sr.Config
-	chosen.Progress = nil
-	extra := maps.Clone(sj.extra)
-	extra[searchKey] = searchSummary(sr)
-	job.settings = settings(chosen, extra)
-	if sr.LoopChosen {
-		// The loop's settings as train --model loop takes them, so that the
-		// training object stays a --config that trains the same loop.
-		delete(extra, "decay")
-		extra["model"], extra["loop-memory"] = "loop", sr.Loop.Model.L1
-		extra["seed"], extra["workers"], extra["val-skip"] = chosen.Seed, chosen.Workers, chosen.ValSkip
-		job.settings, _ = json.Marshal(extra)
-	}
-	return sr.Result, chosen, err
-}
-
-// saveLoop writes the loop the search chose: a gputrain-model file of
-// class loop (docs/MODEL_FORMAT.md), whose training object records the
-// search as an NFIR's does. out.res then carries the loop's validation Fit
-// and certificate verdict; out.loop the certificate's words.
-func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
-	m := &loopclass.Model{Mean: sr.LoopModel}
-	cert, err := m.Certify()
-	if err != nil {
-		return out, failf("certifying the loop: %v; nothing written", err)
-	}
-	if !cert.Passive {
-		// Taps are passive for every factor value (loop.Taps); reaching
-		// this line is a bug, and a non-passive model must not leave.
-		return out, failf("internal error: the loop fails its certificate (%s); nothing written", cert.Reason)
-	}
-	var ts float64
-	if job.train != nil {
-		ts = job.train.Ts
-	}
-	meta := classes.Meta{Ts: ts, Training: withProvenance(job.settings, job.env)}
-	if job.dest == nil {
-		job.dest = &outFile{flag: "out", path: job.out, force: true}
-	}
-	if err := job.dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
-		return out, failf("%v; nothing written", err)
-	}
-	out.saved, out.loop = true, cert.Reason
-	out.res = &trainer.Result{BestValFit: sr.LoopFit, Cert: model.Certificate{Passive: true}}
-	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.dest.where())
-	}
-	if job.plotDir != "" {
-		// The loop's output is its figure (fit.*), as for train --model
-		// loop; the NFIR's training curves and Re G are not the loop's.
-		d := job.val
-		if d == nil {
-			d = job.train
-		}
-		if err := classResponsePlot(filepath.Join(job.plotDir, "fit"), m, d, 3, job.cfg.ValSkip); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
-// searchKey is the training object's record of the structure search: the
-// chosen candidate and the table of all (docs/MODEL_FORMAT.md). --config
-// skips it, so that the training object stays a valid config file.
-const searchKey = "structure_search"
-
-func searchSummary(sr *search.Result) map[string]any {
-	return map[string]any{
-		"chosen": sr.Chosen, "rungs": sr.Rungs, "val_fit": jsonFloat(sr.ValFit()),
-		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
-		"candidates": sr.Rows,
-	}
-}
-
-// trainOutcome is what a run produced.
-type trainOutcome struct {
-	res         *trainer.Result
-	cfg         trainer.Config // what was trained: the chosen structure after a search
-	loop        string         // the certificate of a loop the search chose ("" otherwise)
-	seconds     float64
-	saved       bool
-	interrupted bool
-}
-
-// runTraining trains, saves the model atomically (also the best model so far
-// when Ctrl-C cancels e.ctx) and writes the plots. An interrupted run is a
-// failure (exit 1) even when its best model was saved.
-func runTraining(e *env, job trainJob) (trainOutcome, error) {
-	var out trainOutcome
-	if job.dest == nil {
-		job.dest = &outFile{flag: "out", path: job.out, force: true}
-	}
-	job.env = e
-	cfg := job.cfg
-	cfg.Progress = job.log.wrap(job.prog.callback())
-	if job.search != nil {
-		cfg.Progress = nil // the search reports per candidate
-	}
-	start := time.Now()
-	res, cfg, err := job.fit(e.ctx, cfg)
-	job.prog.finish()
-	out.res, out.seconds, out.cfg = res, time.Since(start).Seconds(), cfg
-	if errors.Is(err, trainer.ErrConfig) {
-		// Settings that do not fit the data (e.g. --skip longer than a trajectory): bad usage.
-		return out, usagef("%v", err)
-	}
-	if err != nil && !errors.Is(err, context.Canceled) && e.ctx.Err() == nil {
-		if pe := (*trainer.PanicError)(nil); errors.As(err, &pe) {
-			return out, fmt.Errorf("training failed: %w", err) // a bug: report gives it exit 3
-		}
-		return out, failf("training failed: %v", err)
-	}
-	out.interrupted = err != nil || e.ctx.Err() != nil
-	if sj := job.search; sj != nil && sj.res != nil && sj.res.LoopChosen {
-		return saveLoop(&job, sj.res, out)
-	}
-	if res == nil || res.Model == nil {
-		if out.interrupted {
-			return out, failf("interrupted before a model was trained; nothing written")
-		}
-		return out, failf("the trainer returned no model; nothing written")
-	}
-	meta := res.Meta
-	meta.Training = withProvenance(job.settings, e)
-	if meta.Mode == "" {
-		meta.Mode = cfg.Passivity
-	}
-	if meta.Ts == 0 && job.train != nil {
-		meta.Ts = job.train.Ts
-	}
-	if err := job.dest.write(func(p string) error { return model.Save(p, res.Model, meta) }); err != nil {
-		return out, failf("%v; nothing written", err)
-	}
-	out.saved = true
-	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(res.BestValFit), job.dest.where())
-	}
-	if job.plotDir != "" {
-		if err := trainingPlots(job.plotDir, res, cfg, job.val, job.train); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
-func valFitText(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (validation fit %.2f%%)", f)
-}
-
-// jsonFloat turns NaN and ±Inf (not representable in JSON) into null.
-func jsonFloat(f float64) *float64 {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil
-	}
-	return &f
 }
 
 func runTrain(e *env, args []string) error {
@@ -804,7 +355,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	for _, n := range dataNotes {
 		prog.note("note: %s", n)
 	}
-	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == "exact" && n > 2000 {
+	if n := cfg.Structure.Branches*cfg.Structure.Taps + cfg.Structure.LinearTaps; cfg.Passivity == trainer.PassivityExact && n > 2000 {
 		prog.note("note: %d taps in all with --passivity exact: each θ_G step may take minutes; --passivity sampled is faster at this size and still certified", n)
 	}
 	var valSet *data.Dataset
@@ -827,11 +378,12 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// lengths then stretches the bound again (0.93^(50/L))
 		extra["decay"] = "auto"
 	}
+	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto()}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {
-		case n >= 5:
-			trainSet, valSet = holdOut(trainSet, cfg.Seed)
+		case n >= data.HoldOutBatches:
+			trainSet, valSet = data.HoldOut(trainSet, cfg.Seed)
 			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
 		case cfg.Structure.Branches == 0:
 			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
@@ -839,18 +391,25 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.
-			lead := mem
+			// The lead-in is the model's memory, so that the scored
+			// samples see a warm one; before a search, the longest memory
+			// it may choose on the training part, so that every candidate
+			// is scored warm and on the same samples.
+			lead, memory := cfg.Structure.Memory(), "the model memory"
 			if searching {
-				lead = searchLeadIn
+				memory = "the longest memory the structure search may choose"
+				if head, _, err := data.HoldOutTails(trainSet, data.TailFraction, 0); err == nil {
+					lead = search.MaxMemory(cfg.Structure, fixed, sopt, head)
+				}
 			}
-			tr, va, ok := holdOutTails(trainSet, tailFraction, lead)
-			if !ok {
-				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in: training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*tailFraction, mem)
+			tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, lead)
+			if err != nil {
+				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in (%s): training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*data.TailFraction, lead, memory)
 				break
 			}
 			// The lead-in is never scored; a longer --val-skip is kept.
 			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, lead)
-			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of the model memory (%d samples), training on the rest; give --val FILE to use your own", n, 100*tailFraction, lead)
+			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %s (%d samples), training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, memory, lead)
 		}
 	}
 	if valPath != "" {
@@ -860,7 +419,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		extra["warm-start"] = *warmPath
 	}
 	scaleU, scaleY := 1.0, 1.0
-	if a, b := trainer.AutoScale(trainSet); cfg.Scale == "auto" {
+	if a, b := trainer.AutoScale(trainSet); cfg.Scale == trainer.ScaleAuto {
 		if scaleU, scaleY = a, b; a != 1 || b != 1 {
 			prog.note("note: --scale auto: training on u×%s and y×%s, which bring their RMS near that of the mass-spring-damper data the defaults were chosen for; --rho, --eps, --gamma-g and the clips apply to the scaled data, and the model is written in your data's units (--scale none: settings in your data's units)", pow2Text(a), pow2Text(b))
 		}
@@ -896,8 +455,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	} else if searching {
 		lc := loop.DefaultConfig()
 		lc.Workers = cfg.Workers
-		job.search = &searchJob{fixed: fixed, extra: extra,
-			opt: search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), Loop: &lc}}
+		sopt.Loop = &lc
+		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
 	}
 	if job.log, err = openMetricsLog(*logPath, cfg, e.stderr); err != nil {
 		return err
@@ -954,143 +513,4 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		}
 	}
 	return nil
-}
-
-// checkData runs trainer.CheckData on the training data and returns it with
-// the notes it calls for: a negative energy supply, which no passive model
-// started at rest can follow, and an output offset, which no model mapping
-// u = 0 to y = 0 can. A check that fails is no reason to stop: it says so.
-func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*trainer.DataCheck, []string) {
-	st := cfg.Structure
-	// long enough for most plants' memory, so that a slow response is not
-	// taken for an offset; the least squares of 1000 taps take a fraction of
-	// a second
-	taps := min(max(200, st.Taps, st.LinearTaps), 1000)
-	c, err := trainer.CheckDataWorkers(ctx, d, taps, cfg.Workers)
-	if err != nil {
-		return nil, []string{fmt.Sprintf("the data check did not run: %v", err)}
-	}
-	var notes []string
-	offset := math.Abs(c.Offset) > trainer.OffsetNote
-	if c.Supply < 0 && cfg.Passivity != "none" {
-		also := ""
-		if offset {
-			also = ", and the offset of y (next note), which alone can make Σu·y negative"
-		}
-		notes = append(notes, fmt.Sprintf("the input supplied negative energy: Σu·y = %.3g·‖u‖‖y‖ (%d of %d batches negative), where a passive plant started at rest has Σu·y ≥ 0; a passive model cannot follow these data: check the sign of u or y, that y is the output collocated with u (velocity for a force, current for a voltage)%s; --passivity none fits without the constraint", c.Supply, c.NegativeBatches, c.Batches, also))
-	}
-	if c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) > trainer.DipNote*float64(c.Batches) {
-		notes = append(notes, fmt.Sprintf("in %d of %d batches the energy supplied, Σu·y up to t, falls below zero partway (down to %.2g·‖u‖‖y‖): a passive plant can give back only what it stored before the record began, so the plant may not be passive from u to y (an output not collocated with the input, such as position for a force), and a passive model may fit it less well than one without the constraint (--passivity none); compare the two", c.DipBatches, c.Batches, c.Dip))
-	}
-	if !c.Passive && c.PassiveGap >= trainer.GapNote && c.Supply >= 0 && cfg.Passivity != "none" && float64(c.DipBatches) <= trainer.DipNote*float64(c.Batches) {
-		notes = append(notes, fmt.Sprintf("a passive linear FIR fits these data %.1f points of Fit worse than one without the constraint (passive pairs lose less than %g): the pair u → y may not be passive; likely causes: %s; --passivity none fits without the constraint", c.PassiveGap, trainer.GapNote, strings.Join(c.Causes, "; or ")))
-	}
-	if offset {
-		notes = append(notes, fmt.Sprintf("y has an offset that no model mapping u = 0 to y = 0 explains: the best linear FIR (%d taps, unconstrained) leaves a mean residual of %.2g·rms(y); if it is a sensor bias, subtract it from y (and any bias of u from u) before training: it costs fit, and Fit then credits the model with the offset (a plant whose response outlasts %d samples shows the same)", c.OffsetTaps, c.Offset, c.OffsetTaps))
-	}
-	return &c, notes
-}
-
-// resultNotes are the advice a finished run gives on its settings: taps held
-// at the decay bound, and a ridge that outweighs the data. Each names a value
-// to try.
-//
-// toData converts taps of the scaled data to the data's units (the trainer's
-// factors a/b with --scale auto, 1 otherwise); the model is in the data's.
-func resultNotes(cfg trainer.Config, res *trainer.Result, toData float64) []string {
-	var notes []string
-	if f := res.BestValFit; f < 0 {
-		notes = append(notes, fmt.Sprintf("the validation Fit is %.3g%%, below 0: the model's output is further from y than zero is; look at the notes on the data above, at the model's memory (--taps, --linear-taps) against the plant's, and at the training budget (--iters, --epochs)", f))
-	}
-	if n := res.TapsAtBound; n > 0 {
-		st := cfg.Structure
-		all := (st.Branches*st.Taps + st.LinearTaps) * max(cfg.Members, 1)
-		notes = append(notes, fmt.Sprintf("%d of %d taps end on the decay bound |g(k)| ≤ %g·%.4g^k, which then limits the fit: the bound is in units of output per input%s, so for a plant of larger gain raise --rho (for example --rho %g), for a longer memory --decay (closer to 1; --decay auto fits the bound to the filter length), or give --rho 0 for no bound",
-			n, all, cfg.Rho, cfg.Decay, unitsOf(cfg), 10*cfg.Rho))
-	}
-	if cfg.Passivity == "sampled" && cfg.Eps > 0 && res.Model != nil && heldAtMargin(res.Model, cfg.Eps/2*toData) {
-		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.Eps*1e-3, 'g', 1, 64), 64)
-		notes = append(notes, fmt.Sprintf("--eps %g sets the taps rather than the data: every FIR's Re G stays below twice its margin eps/2 = %g at every frequency; eps is in units of output per input%s; lower it (for example --eps %g)",
-			cfg.Eps, cfg.Eps/2, unitsOf(cfg), suggest))
-	}
-	if r := res.RidgeRatio; r >= trainer.RidgeNote {
-		// to a ratio of 1e-3, about the robot's most regularized setting
-		suggest, _ := strconv.ParseFloat(strconv.FormatFloat(cfg.GammaG*1e-3/r, 'g', 1, 64), 64)
-		notes = append(notes, fmt.Sprintf("--gamma-g %g is %.3g× the mean diagonal of the Gram matrix, so the ridge rather than the data sets the taps: γ_G is in units of u² times samples%s; lower it (for example --gamma-g %g)",
-			cfg.GammaG, r, unitsOf(cfg), suggest))
-	}
-	return notes
-}
-
-// collapseGap is the shortfall of closed- against open-loop validation Fit
-// (points) from which train warns: a feedback model that predicts one step
-// well from measured outputs but drifts on its own.
-const collapseGap = 15
-
-// closedLoopNote warns when an FB model's closed-loop validation Fit falls
-// far below its open-loop one ("" otherwise).
-func closedLoopNote(m *model.NFIR, val *data.Dataset, skip int) string {
-	if m == nil || !m.Feedback || m.Branches == 0 || val == nil {
-		return ""
-	}
-	ev, err := trainer.Evaluate(m, val, skip)
-	if err != nil || !(ev.OpenLoop.Median-ev.ClosedLoop.Median >= collapseGap) {
-		return ""
-	}
-	return fmt.Sprintf("the closed-loop validation Fit, %.2f%%, is far below the open-loop one, %.2f%%: the model predicts one step well from the measured output but drifts when it feeds back its own, which is how it is used; train on the simulation error (--bptt-epochs), or leave the structure to the search (no structure flag), which scores the closed loop", ev.ClosedLoop.Median, ev.OpenLoop.Median)
-}
-
-// heldAtMargin reports whether every FIR of m has Re G(e^{iω}) < 2·margin at
-// every frequency: the sampled constraint Re G ≥ margin, not the data, then
-// shapes them all (a margin in the wrong units makes the model a static gain).
-func heldAtMargin(m *model.NFIR, margin float64) bool {
-	firs := [][]float64{m.Lin}
-	for j := range m.Branches {
-		firs = append(firs, m.Branch(j))
-	}
-	any := false
-	for _, g := range firs {
-		if len(g) == 0 {
-			continue
-		}
-		neg := make([]float64, len(g))
-		for k, v := range g {
-			neg[k] = -v
-		}
-		c, err := convex.Certify(neg) // min of −Re G: −MinRe bounds max Re G from above
-		if err != nil || -c.MinRe >= 2*margin {
-			return false
-		}
-		any = true
-	}
-	return any
-}
-
-// unitsOf says, in a note on a setting, which data its units are those of.
-func unitsOf(cfg trainer.Config) string {
-	if cfg.Scale == "auto" {
-		return " of the scaled data (--scale auto)"
-	}
-	return " of the data (--scale none)"
-}
-
-// certText is a one-line summary of a certificate.
-func certText(c model.Certificate) string {
-	minRe, where := math.Inf(1), ""
-	for j, b := range c.Branches {
-		if b.MinRe < minRe {
-			minRe, where = b.MinRe, fmt.Sprintf("branch %d at ω = %.4f", j, b.Omega)
-		}
-	}
-	if c.Linear != nil && c.Linear.MinRe < minRe {
-		minRe, where = c.Linear.MinRe, fmt.Sprintf("linear FIR at ω = %.4f", c.Linear.Omega)
-	}
-	state := "passive"
-	if !c.Passive {
-		state = "NOT passive"
-	}
-	if math.IsInf(minRe, 1) {
-		return state
-	}
-	return fmt.Sprintf("%s, min Re G = %.4g (%s)", state, minRe, where)
 }

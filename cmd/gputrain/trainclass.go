@@ -170,12 +170,12 @@ func (j *classTrain) run(e *env) error {
 		}
 	} else {
 		n := trainSet.Len()
-		if n >= 5 {
-			trainSet, valSet = holdOut(trainSet, cfg.Seed)
+		if n >= data.HoldOutBatches {
+			trainSet, valSet = data.HoldOut(trainSet, cfg.Seed)
 			say("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
-		} else if tr, va, ok := holdOutTails(trainSet, tailFraction, classLead); ok {
+		} else if tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, classLead); err == nil {
 			trainSet, valSet, valSkip = tr, va, max(valSkip, classLead)
-			say("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %d samples, training on the rest; give --val FILE to use your own", n, 100*tailFraction, classLead)
+			say("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %d samples, training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, classLead)
 		} else {
 			say("note: %d batch(es) and no --val, too short to hold out: training without validation data; give --val FILE", n)
 		}

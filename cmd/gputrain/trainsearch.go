@@ -1,0 +1,116 @@
+package main
+
+// The structure search within gputrain train (package search): running it,
+// recording it in the model file and saving a loop it chose.
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"path/filepath"
+
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// searchJob is a structure search within a training run.
+type searchJob struct {
+	fixed search.Fixed
+	opt   search.Options
+	extra map[string]any // settings' extra keys (data paths, columns)
+	res   *search.Result // after the run
+}
+
+// fit runs the search, or trains cfg when there is none.
+func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Result, trainer.Config, error) {
+	if job.search == nil {
+		res, err := trainer.Train(ctx, cfg, job.train, job.val)
+		return res, cfg, err
+	}
+	sj := job.search
+	opt := sj.opt
+	if p := job.prog; p != nil {
+		opt.Progress = func(ev search.Event) { p.note("%s", ev) }
+	}
+	opt.Progress = job.log.wrapSearch(opt.Progress)
+	sr, err := search.Select(ctx, cfg, sj.fixed, opt, job.train, job.val)
+	if sr == nil || sr.Result == nil {
+		return nil, cfg, err
+	}
+	sj.res = sr
+	chosen := sr.Config
+	chosen.Progress = nil
+	extra := maps.Clone(sj.extra)
+	extra[searchKey] = searchSummary(sr)
+	job.settings = settings(chosen, extra)
+	if sr.LoopChosen {
+		// The loop's settings as train --model loop takes them, so that the
+		// training object stays a --config that trains the same loop.
+		delete(extra, "decay")
+		extra["model"], extra["loop-memory"] = "loop", sr.Loop.Model.L1
+		extra["seed"], extra["workers"], extra["val-skip"] = chosen.Seed, chosen.Workers, chosen.ValSkip
+		job.settings, _ = json.Marshal(extra)
+	}
+	return sr.Result, chosen, err
+}
+
+// saveLoop writes the loop the search chose: a gputrain-model file of
+// class loop (docs/MODEL_FORMAT.md), whose training object records the
+// search as an NFIR's does. out.res then carries the loop's validation Fit
+// and certificate verdict; out.loop the certificate's words.
+func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
+	m := &loopclass.Model{Mean: sr.LoopModel}
+	cert, err := m.Certify()
+	if err != nil {
+		return out, failf("certifying the loop: %v; nothing written", err)
+	}
+	if !cert.Passive {
+		// Taps are passive for every factor value (loop.Taps); reaching
+		// this line is a bug, and a non-passive model must not leave.
+		return out, failf("internal error: the loop fails its certificate (%s); nothing written", cert.Reason)
+	}
+	var ts float64
+	if job.train != nil {
+		ts = job.train.Ts
+	}
+	meta := classes.Meta{Ts: ts, Training: withProvenance(job.settings, job.env)}
+	if job.dest == nil {
+		job.dest = &outFile{flag: "out", path: job.out, force: true}
+	}
+	if err := job.dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
+		return out, failf("%v; nothing written", err)
+	}
+	out.saved, out.loop = true, cert.Reason
+	out.res = &trainer.Result{BestValFit: sr.LoopFit, Cert: model.Certificate{Passive: true}}
+	if out.interrupted {
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.dest.where())
+	}
+	if job.plotDir != "" {
+		// The loop's output is its figure (fit.*), as for train --model
+		// loop; the NFIR's training curves and Re G are not the loop's.
+		d := job.val
+		if d == nil {
+			d = job.train
+		}
+		if err := classResponsePlot(filepath.Join(job.plotDir, "fit"), m, d, 3, job.cfg.ValSkip); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// searchKey is the training object's record of the structure search: the
+// chosen candidate and the table of all (docs/MODEL_FORMAT.md). --config
+// skips it, so that the training object stays a valid config file.
+const searchKey = "structure_search"
+
+func searchSummary(sr *search.Result) map[string]any {
+	return map[string]any{
+		"chosen": sr.Chosen, "rungs": sr.Rungs, "val_fit": jsonFloat(sr.ValFit()),
+		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
+		"candidates": sr.Rows,
+	}
+}

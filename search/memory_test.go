@@ -1,0 +1,68 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// TestMaxMemory: no structure the search may choose (the linear FIRs of
+// its grid, the NFIR candidates around each length, the loops) has a longer
+// memory than MaxMemory, and one reaches it.
+func TestMaxMemory(t *testing.T) {
+	records := func(n ...int) *data.Dataset {
+		d := &data.Dataset{}
+		for _, k := range n {
+			d.Batches = append(d.Batches, data.Batch{U: make([]float64, k), Y: make([]float64, k)})
+		}
+		return d
+	}
+	base := trainer.DefaultConfig()
+	for _, tc := range []struct {
+		name  string
+		st    model.Structure
+		fixed Fixed
+		opt   Options
+		train *data.Dataset
+		want  int
+	}{
+		{"free", base.Structure, Fixed{}, Options{}, records(800, 300), 150},
+		{"long records", base.Structure, Fixed{}, Options{}, records(100000), trainer.MaxLinearTaps},
+		{"short records", base.Structure, Fixed{}, Options{}, records(10), 8},
+		{"max taps", base.Structure, Fixed{}, Options{MaxTaps: 64}, records(800), 64},
+		{"fixed taps", model.Structure{Branches: 2, Taps: 300, R1: 1, R2: 1, Feedback: true}, Fixed{Taps: true}, Options{}, records(400), 300},
+		{"fixed windows", model.Structure{Branches: 2, Taps: 5, R1: 40, R2: 60, Feedback: true}, Fixed{R1: true, R2: true}, Options{}, records(100), 60},
+		{"fixed linear taps", model.Structure{Branches: 2, Taps: 5, R1: 1, R2: 1, LinearTaps: 20}, Fixed{LinearTaps: true}, Options{}, records(1000), 20},
+	} {
+		cfg := base
+		cfg.Structure = tc.st
+		s := &searcher{base: cfg, fixed: tc.fixed, opt: tc.opt, train: tc.train}
+		got := MaxMemory(tc.st, tc.fixed, tc.opt, tc.train)
+		if got != tc.want {
+			t.Errorf("%s: MaxMemory %d, want %d", tc.name, got, tc.want)
+		}
+		grid := linearGrid(tc.train, tc.opt)
+		if tc.fixed.LinearTaps && tc.st.LinearTaps > 0 {
+			grid = []int{tc.st.LinearTaps}
+		}
+		longest := 0
+		for _, L := range grid {
+			mems := []int{model.Structure{LinearTaps: L}.Memory()}
+			for _, c := range s.candidates(L) {
+				mems = append(mems, c.cfg.Structure.Memory())
+			}
+			for _, sh := range loop.Shapes(L) {
+				mems = append(mems, sh.Memory())
+			}
+			for _, m := range mems {
+				longest = max(longest, m)
+			}
+		}
+		if longest != got {
+			t.Errorf("%s: the longest memory the search may choose is %d, MaxMemory %d", tc.name, longest, got)
+		}
+	}
+}
