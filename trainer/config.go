@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/passivenfir/gputrain/model"
@@ -138,13 +139,21 @@ func DefaultConfig() Config {
 // key (which is also the flag name of gputrain train, dashes for
 // underscores). It matches ErrConfig with errors.Is.
 type FieldError struct {
-	Field string
+	Field string // the JSON key, which is also the CLI flag's name with "-" for "_" (Flag)
+	Value any    // the value refused (nil: not shown)
 	Err   error
 }
 
 func (e *FieldError) Error() string {
+	if e.Value != nil {
+		return fmt.Sprintf("%v: %s %v: %v", ErrConfig, e.Field, e.Value, e.Err)
+	}
 	return fmt.Sprintf("%v: %s: %v", ErrConfig, e.Field, e.Err)
 }
+
+// Flag is the name of the command-line flag of the field: the JSON names of
+// Config mirror the flags, with "_" for "-".
+func (e *FieldError) Flag() string { return strings.ReplaceAll(e.Field, "_", "-") }
 
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
@@ -155,9 +164,10 @@ func (c *Config) Check() error {
 	if err := c.Structure.Check(); err != nil {
 		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	bad := func(field, format string, a ...any) error {
-		return &FieldError{Field: field, Err: fmt.Errorf(format, a...)}
+	bad := func(field string, value any, format string, a ...any) error {
+		return &FieldError{Field: field, Value: value, Err: fmt.Errorf(format, a...)}
 	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	// The modes first: "" is the documented default of all but Passivity.
 	for _, m := range []struct {
 		field string
@@ -174,65 +184,67 @@ func (c *Config) Check() error {
 			return &FieldError{Field: m.field, Err: m.err}
 		}
 	}
-	if c.Passivity == PassivitySampled {
-		if c.H < 1 {
-			return bad("H", "sampled passivity needs H ≥ 1, have %d", c.H)
-		}
-		if c.Eps < 0 {
-			return bad("eps", "must be ≥ 0, have %g", c.Eps)
-		}
-	}
-	if c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1) {
-		return bad("decay", "must be in (0, 1] when rho > 0, have %g", c.Decay)
-	}
+	// Every numeric setting is checked here, once: the CLI, config files,
+	// sweeps and experiments all report these errors (FieldError.Flag names
+	// the flag).
 	switch {
-	case c.GammaG < 0:
-		return bad("gamma_g", "must be ≥ 0, have %g", c.GammaG)
+	case c.H < 0:
+		return bad("H", c.H, "must be ≥ 0")
+	case c.Passivity == PassivitySampled && c.H < 1:
+		return bad("H", c.H, "must be ≥ 1 with sampled passivity")
+	case !finite(c.Eps) || c.Eps < 0:
+		return bad("eps", c.Eps, "must be a finite number ≥ 0")
+	case !finite(c.Rho):
+		return bad("rho", c.Rho, "must be finite")
+	case c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1):
+		return bad("decay", c.Decay, "must be in (0, 1] when rho > 0")
+	case !finite(c.GammaG) || c.GammaG < 0:
+		return bad("gamma_g", c.GammaG, "must be a finite number ≥ 0")
 	case c.Iters < 1:
-		return bad("iters", "must be ≥ 1, have %d", c.Iters)
+		return bad("iters", c.Iters, "must be ≥ 1")
 	case c.Epochs < 0:
-		return bad("epochs", "must be ≥ 0, have %d", c.Epochs)
+		return bad("epochs", c.Epochs, "must be ≥ 0")
 	case c.Patience < 0:
-		return bad("patience", "must be ≥ 0, have %d", c.Patience)
-	case c.BPTTEpochs < 0:
-		return bad("bptt_epochs", "must be ≥ 0, have %d", c.BPTTEpochs)
-	case c.BPTTPatience < 0:
-		return bad("bptt_patience", "must be ≥ 0, have %d", c.BPTTPatience)
+		return bad("patience", c.Patience, "must be ≥ 0")
 	case c.Batch < 1:
-		return bad("batch", "must be ≥ 1, have %d", c.Batch)
-	case c.BPTTEpochs > 0 && c.BPTTBatch < 1:
-		return bad("bptt_batch", "must be ≥ 1 with BPTT epochs, have %d", c.BPTTBatch)
-	case !(c.LR > 0):
-		return bad("lr", "must be > 0, have %g", c.LR)
-	case c.BPTTEpochs > 0 && !(c.BPTTLR > 0):
-		return bad("bptt_lr", "must be > 0 with BPTT epochs, have %g", c.BPTTLR)
-	case c.WeightDecay < 0:
-		return bad("weight_decay", "must be ≥ 0, have %g", c.WeightDecay)
-	case c.Clip < 0:
-		return bad("clip", "must be ≥ 0, have %g", c.Clip)
-	case c.BPTTClip < 0:
-		return bad("bptt_clip", "must be ≥ 0, have %g", c.BPTTClip)
+		return bad("batch", c.Batch, "must be ≥ 1")
+	case !(c.LR > 0) || !finite(c.LR):
+		return bad("lr", c.LR, "must be a finite number > 0")
+	case !finite(c.WeightDecay) || c.WeightDecay < 0:
+		return bad("weight_decay", c.WeightDecay, "must be a finite number ≥ 0")
+	case !finite(c.Clip) || c.Clip < 0:
+		return bad("clip", c.Clip, "must be a finite number ≥ 0")
 	case c.Skip < 0:
-		return bad("skip", "must be ≥ 0, have %d", c.Skip)
+		return bad("skip", c.Skip, "must be ≥ 0")
 	case c.ValSkip < 0:
-		return bad("val_skip", "must be ≥ 0, have %d", c.ValSkip)
+		return bad("val_skip", c.ValSkip, "must be ≥ 0")
+	case c.BPTTEpochs < 0:
+		return bad("bptt_epochs", c.BPTTEpochs, "must be ≥ 0")
+	case c.BPTTEpochs > 0 && c.BPTTBatch < 1:
+		return bad("bptt_batch", c.BPTTBatch, "must be ≥ 1 with BPTT epochs")
+	case c.BPTTPatience < 0:
+		return bad("bptt_patience", c.BPTTPatience, "must be ≥ 0")
+	case c.BPTTEpochs > 0 && (!(c.BPTTLR > 0) || !finite(c.BPTTLR)):
+		return bad("bptt_lr", c.BPTTLR, "must be a finite number > 0 with BPTT epochs")
+	case !finite(c.BPTTClip) || c.BPTTClip < 0:
+		return bad("bptt_clip", c.BPTTClip, "must be a finite number ≥ 0")
 	case c.Workers < 0:
-		return bad("workers", "must be ≥ 0, have %d", c.Workers)
+		return bad("workers", c.Workers, "must be ≥ 0 (0: one per CPU)")
 	case c.Members < 0:
-		return bad("members", "must be ≥ 0, have %d", c.Members)
+		return bad("members", c.Members, "must be ≥ 0 (0 and 1: one model)")
 	case c.Members > 1 && c.Structure.Branches == 0:
 		// Nothing random: every member would be the same convex solve.
-		return bad("members", "%d of a linear FIR (no branches): its taps are one convex solve with nothing random to average over", c.Members)
+		return bad("members", c.Members, "must be 1 for a linear FIR (no branches): its taps are one convex solve with nothing random to average over")
 	}
 	if c.Start != nil {
 		if err := c.Start.Check(); err != nil {
 			return fmt.Errorf("%w: the warm-start model: %v", ErrConfig, err)
 		}
 		if !sameStructure(c.Start.Structure, c.Structure) {
-			return bad("structure", "the warm-start model's structure %+v is not the configured %+v", c.Start.Structure, c.Structure)
+			return bad("structure", nil, "the warm-start model's structure %+v is not the configured %+v", c.Start.Structure, c.Structure)
 		}
 		if c.Members > 1 {
-			return bad("members", "%d with a warm start: every member would start from the one model", c.Members)
+			return bad("members", c.Members, "must be 1 with a warm start: every member would start from the one model")
 		}
 	}
 	return nil

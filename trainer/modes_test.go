@@ -76,8 +76,10 @@ func TestCheckFieldError(t *testing.T) {
 			t.Errorf("%+v: %v, want no error", c, err)
 		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field || !errors.Is(err, ErrConfig)):
 			t.Errorf("want a field error of %s matching ErrConfig, have %v", tc.field, err)
-		case tc.field != "" && !strings.Contains(err.Error(), tc.field+": "):
+		case tc.field != "" && !strings.Contains(err.Error(), tc.field+": ") && !strings.Contains(err.Error(), fmt.Sprintf("%s %v: ", tc.field, fe.Value)):
 			t.Errorf("message %q does not name %s", err, tc.field)
+		case tc.field != "" && fe.Flag() != strings.ReplaceAll(tc.field, "_", "-"):
+			t.Errorf("%s: flag %q", tc.field, fe.Flag())
 		}
 	}
 	c := DefaultConfig()

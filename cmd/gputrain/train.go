@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -101,6 +102,8 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		val  any
 		want string
 	}
+	// The library checks every numeric setting (trainer.Config.Check,
+	// below); these are the structure's, worded for the flags.
 	for _, k := range []check{
 		{s.Branches < 0, "branches", s.Branches, "≥ 0"},
 		{s.Taps < 0 || (s.Branches > 0 && s.Taps < 1), "taps", s.Taps, "≥ 1"},
@@ -108,29 +111,7 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
 		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
 		{s.HoldStart && s.Branches == 0, "hold-start", s.HoldStart, "false for a linear FIR (--branches 0 has no lifting network to hold u(0) for)"},
-		{c.Passivity == trainer.PassivitySampled && c.H < 1, "H", c.H, "≥ 1 with --passivity sampled"},
-		{c.H < 0, "H", c.H, "≥ 0"},
-		{!finite(c.Eps) || c.Eps < 0, "eps", c.Eps, "a finite number ≥ 0"},
-		{!finite(c.Rho), "rho", c.Rho, "finite"},
-		{c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1), "decay", c.Decay, "in (0, 1]"},
-		{!finite(c.GammaG) || c.GammaG < 0, "gamma-g", c.GammaG, "a finite number ≥ 0"},
-		{c.Iters < 1, "iters", c.Iters, "≥ 1"},
-		{c.Epochs < 0, "epochs", c.Epochs, "≥ 0"},
-		{c.Patience < 0, "patience", c.Patience, "≥ 0"},
-		{c.Batch < 1, "batch", c.Batch, "≥ 1"},
-		{!(c.LR > 0) || !finite(c.LR), "lr", c.LR, "a finite number > 0"},
-		{!finite(c.WeightDecay) || c.WeightDecay < 0, "weight-decay", c.WeightDecay, "a finite number ≥ 0"},
-		{!finite(c.Clip) || c.Clip < 0, "clip", c.Clip, "a finite number ≥ 0"},
-		{c.Skip < 0, "skip", c.Skip, "≥ 0"},
-		{c.ValSkip < 0, "val-skip", c.ValSkip, "≥ 0"},
-		{c.BPTTEpochs < 0, "bptt-epochs", c.BPTTEpochs, "≥ 0"},
-		{c.BPTTEpochs > 0 && c.BPTTBatch < 1, "bptt-batch", c.BPTTBatch, "≥ 1"},
-		{c.BPTTPatience < 0, "bptt-patience", c.BPTTPatience, "≥ 0"},
-		{c.BPTTEpochs > 0 && (!(c.BPTTLR > 0) || !finite(c.BPTTLR)), "bptt-lr", c.BPTTLR, "a finite number > 0"},
-		{!finite(c.BPTTClip) || c.BPTTClip < 0, "bptt-clip", c.BPTTClip, "a finite number ≥ 0"},
-		{c.Workers < 0, "workers", c.Workers, "≥ 0 (0: one per CPU)"},
 		{c.Members < 1, "members", c.Members, "≥ 1"},
-		{c.Members > 1 && s.Branches == 0, "members", c.Members, "1 for a linear FIR (--branches 0), one convex solve with nothing random to average"},
 	} {
 		if k.bad {
 			return c, usagef("--%s %v: must be %s; see '%s --help'", k.flag, k.val, k.want, h.fs.Name())
@@ -138,6 +119,13 @@ func (h *hyper) resolve() (trainer.Config, error) {
 	}
 	if err := s.Check(); err != nil {
 		return c, usagef("%v; choose --branches/--taps/--linear-taps/--r1/--r2/--hidden accordingly", err)
+	}
+	if err := c.Check(); err != nil {
+		var fe *trainer.FieldError
+		if errors.As(err, &fe) && fe.Value != nil {
+			return c, usagef("--%s %v: %v; see '%s --help'", fe.Flag(), fe.Value, fe.Err, h.fs.Name())
+		}
+		return c, usagef("%v; see '%s --help'", err, h.fs.Name())
 	}
 	// A flag typed on the command line that the model ignores is a mistake
 	// worth stopping for (--taps meant as --linear-taps, say). The same keys in
