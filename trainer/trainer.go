@@ -349,7 +349,7 @@ func (s *session) run(ctx context.Context) error {
 			} else {
 				err = s.adamStep(ctx, k)
 			}
-			if err := s.evaluate(k); err != nil {
+			if err := s.evaluate(ctx, k); err != nil {
 				return err
 			}
 			if err != nil {
@@ -357,7 +357,7 @@ func (s *session) run(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := s.evaluate(k); err != nil {
+		if err := s.evaluate(ctx, k); err != nil {
 			return err
 		}
 	}
@@ -849,9 +849,16 @@ func mse(a, b []float64) float64 {
 }
 
 // evaluate scores the current model on validation data in closed loop and
-// keeps it when it is the best so far.
-func (s *session) evaluate(k int) error {
+// keeps it when it is the best so far. After Ctrl-C (ctx done) an iterate
+// interrupted mid-step is not scored when a scored model exists: the
+// closed-loop simulation of a long validation set would delay the stop by
+// seconds, and the best model so far is what an interrupted run keeps.
+func (s *session) evaluate(ctx context.Context, k int) error {
 	s.lastEval = k
+	if ctx.Err() != nil && s.best != nil {
+		s.emit(Event{Stage: "eval", Iter: k, ValFit: math.NaN(), TrainFit: math.NaN(), Note: "interrupted: not scored; the best model so far is kept"})
+		return nil
+	}
 	if err := s.m.Lift.SetFlat(s.theta); err != nil {
 		return err
 	}
