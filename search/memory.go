@@ -1,9 +1,11 @@
 package search
 
 import (
+	"fmt"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
+	"runtime"
 )
 
 // MaxMemory returns the longest memory (model.Structure.Memory) of a model
@@ -41,4 +43,55 @@ func linearGrid(train *data.Dataset, opt Options) []int {
 		}
 	}
 	return grid
+}
+
+// EstimateMemory is the peak memory of a search on train and val: the data
+// once, and Workers candidates training side by side (one worker each) on
+// the largest structures the search may build (the longest FIR of the
+// grid), each estimated by trainer.EstimateMemory; the passive FIR's
+// selection and the loop family train one model at a time and need less.
+// train refuses a search whose estimate exceeds the available memory before
+// it starts, as it does a single training run.
+func EstimateMemory(base trainer.Config, fixed Fixed, opt Options, train, val *data.Dataset) trainer.MemoryEstimate {
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	s := &searcher{base: base, fixed: fixed, opt: opt, train: train, val: val}
+	grid := linearGrid(train, opt)
+	L := grid[len(grid)-1]
+	if fixed.LinearTaps && base.Structure.LinearTaps > 0 {
+		L = base.Structure.LinearTaps
+	}
+	shape := trainer.ShapeOf(train, val)
+	// The linear FIR alone, at the longest length: one run with every worker.
+	fir := base
+	fir.Structure = model.Structure{LinearTaps: L}
+	fir.Members = 1
+	worst := trainer.EstimateMemory(fir, shape)
+	var worstCand trainer.MemoryEstimate
+	n := 0
+	for _, c := range s.candidates(L) {
+		n++
+		if e := trainer.EstimateMemory(c.cfg, shape); e.Total > worstCand.Total {
+			worstCand = e
+		}
+	}
+	if n == 0 {
+		return worst
+	}
+	par := float64(min(opt.Workers, n))
+	var side trainer.MemoryEstimate
+	for _, p := range worstCand.Parts {
+		if p.Name != "data" {
+			p.Bytes *= par
+			p.Name = fmt.Sprintf("%s ×%.0f candidates side by side", p.Name, par)
+			p.Flags += ", --workers"
+		}
+		side.Parts = append(side.Parts, p)
+		side.Total += p.Bytes
+	}
+	if side.Total > worst.Total {
+		return side
+	}
+	return worst
 }

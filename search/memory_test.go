@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
@@ -64,5 +65,29 @@ func TestMaxMemory(t *testing.T) {
 		if longest != got {
 			t.Errorf("%s: the longest memory the search may choose is %d, MaxMemory %d", tc.name, longest, got)
 		}
+	}
+}
+
+// TestEstimateMemory: a search's estimate covers its largest candidates
+// side by side: more workers, more memory (up to the number of candidates),
+// and never less than one candidate of the largest structure alone.
+func TestEstimateMemory(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	base := tiny()
+	one := EstimateMemory(base, Fixed{}, Options{Workers: 1}, train, val)
+	four := EstimateMemory(base, Fixed{}, Options{Workers: 4}, train, val)
+	if !(one.Total > 0) || !(four.Total > one.Total) {
+		t.Errorf("1 worker %v, 4 workers %v: want 0 < one < four", one, four)
+	}
+	if !strings.Contains(four.String(), "×4 candidates side by side") {
+		t.Errorf("4 workers: %v does not say the candidates run side by side", four)
+	}
+	// A fixed linear FIR (no branches) is one run: the FIR's estimate.
+	lin := base
+	lin.Structure = model.Structure{LinearTaps: 32}
+	fir := EstimateMemory(lin, Fixed{Branches: true, LinearTaps: true}, Options{Workers: 4}, train, val)
+	single := trainer.EstimateMemory(lin, trainer.ShapeOf(train, val))
+	if fir.Total != single.Total {
+		t.Errorf("fixed FIR: %v, the FIR alone %v", fir, single)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"runtime/debug"
 
-	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/sysmem"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -19,7 +18,8 @@ var testHookMemAvailable func() (uint64, bool)
 // memory is unknown. A run estimated at more than half of it gets a soft
 // memory limit at the available memory, so that the garbage collector works
 // harder rather than let the heap grow to twice the live data.
-func checkMemory(cfg trainer.Config, train, val *data.Dataset, prog *progress) error {
+// estimate is called only where the available memory is known.
+func checkMemory(estimate func() trainer.MemoryEstimate, prog *progress) error {
 	avail, ok := sysmem.Available()
 	if testHookMemAvailable != nil {
 		avail, ok = testHookMemAvailable()
@@ -27,7 +27,7 @@ func checkMemory(cfg trainer.Config, train, val *data.Dataset, prog *progress) e
 	if !ok {
 		return nil
 	}
-	est := trainer.EstimateMemory(cfg, trainer.ShapeOf(train, val))
+	est := estimate()
 	a := float64(avail)
 	if est.Total > a {
 		l := est.Largest()

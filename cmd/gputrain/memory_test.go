@@ -23,6 +23,7 @@ func TestTrainMemoryRefused(t *testing.T) {
 		want  []string
 	}{
 		{"absurd", 64 << 30, []string{"--branches", "100000"}, []string{"TiB", "more than the 64 GiB available", "--branches", "--taps", "theta_g"}},
+		{"default search", 8 << 20, []string{"--workers", "2"}, []string{"more than the 8 MiB available", "candidates side by side", "--workers"}},
 		{"small machine", 1 << 20, []string{"--branches", "2", "--taps", "10", "--hidden", "64,64"}, []string{"more than the 1 MiB available", "memory estimate:", "data ", "adam tapes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

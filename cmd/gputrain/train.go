@@ -426,7 +426,11 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			prog.note("note: left out of every validation score, their output being zero (Fit undefined): %s of %s", strings.Join(z, ", "), name)
 		}
 	}
-	if err := checkMemory(cfg, trainSet, valSet, prog); err != nil {
+	estimate := func() trainer.MemoryEstimate { return trainer.EstimateMemory(cfg, trainer.ShapeOf(trainSet, valSet)) }
+	if searching && valSet != nil {
+		estimate = func() trainer.MemoryEstimate { return search.EstimateMemory(cfg, fixed, sopt, trainSet, valSet) }
+	}
+	if err := checkMemory(estimate, prog); err != nil {
 		return err
 	}
 	if plotDir != "" {
