@@ -6,6 +6,7 @@ import (
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 	"runtime"
+	"strings"
 )
 
 // MaxMemory returns the longest memory (model.Structure.Memory) of a model
@@ -85,7 +86,9 @@ func EstimateMemory(base trainer.Config, fixed Fixed, opt Options, train, val *d
 		if p.Name != "data" {
 			p.Bytes *= par
 			p.Name = fmt.Sprintf("%s ×%.0f candidates side by side", p.Name, par)
-			p.Flags += ", --workers"
+			if !strings.Contains(p.Flags, "--workers") {
+				p.Flags += ", --workers"
+			}
 		}
 		side.Parts = append(side.Parts, p)
 		side.Total += p.Bytes
