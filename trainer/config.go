@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/passivenfir/gputrain/model"
@@ -15,30 +14,31 @@ import (
 var ErrConfig = errors.New("trainer: bad configuration")
 
 // Config holds every hyper-parameter of Algorithm 1 and of the final
-// backpropagation-through-time step. JSON names mirror the CLI flags.
+// backpropagation-through-time step. Its JSON form is Settings, keyed by
+// the command-line flags' names: one spelling of every setting.
 type Config struct {
-	Structure model.Structure `json:"structure"`
+	Structure model.Structure
 
-	Passivity Passivity `json:"passivity"` // exact, sampled, kyp or none
-	H         int       `json:"H"`         // sampled: frequencies h = 0..H
-	Eps       float64   `json:"eps"`       // sampled: Σ g(k)·2cos(hπk/H) ≥ Eps
-	Rho       float64   `json:"rho"`       // decay bound scale (≤ 0: no decay bounds)
-	Decay     float64   `json:"decay"`     // decay rate ρ_j of the bounds |g(k)| ≤ ρ ρ_j^k
-	GammaG    float64   `json:"gamma_g"`   // ridge weight on θ_G (on the sum of squared errors)
+	Passivity Passivity // exact, sampled, kyp or none
+	H         int       // sampled: frequencies h = 0..H
+	Eps       float64   // sampled: Σ g(k)·2cos(hπk/H) ≥ Eps
+	Rho       float64   // decay bound scale (≤ 0: no decay bounds)
+	Decay     float64   // decay rate ρ_j of the bounds |g(k)| ≤ ρ ρ_j^k
+	GammaG    float64   // ridge weight on θ_G (on the sum of squared errors)
 
-	Iters       int     `json:"iters"`        // K
-	Epochs      int     `json:"epochs"`       // Adam epochs per θ_N step
-	Patience    int     `json:"patience"`     // early-stopping patience in epochs (0: none)
-	Batch       int     `json:"batch"`        // trajectories per Adam mini-batch
-	LR          float64 `json:"lr"`           // Adam learning rate
-	WeightDecay float64 `json:"weight_decay"` // decoupled weight decay (AdamW)
-	Clip        float64 `json:"clip"`         // global gradient-norm clip (0: none)
+	Iters       int     // K
+	Epochs      int     // Adam epochs per θ_N step
+	Patience    int     // early-stopping patience in epochs (0: none)
+	Batch       int     // trajectories per Adam mini-batch
+	LR          float64 // Adam learning rate
+	WeightDecay float64 // decoupled weight decay (AdamW)
+	Clip        float64 // global gradient-norm clip (0: none)
 	// Monitor is what early stopping of the Adam θ_N step watches on the
 	// validation set: "open" (default) the open-loop (one-step-ahead) loss
 	// that Adam minimizes, or "closed" the closed-loop simulation error.
 	// Equal for FF models. (On the mass-spring-damper problem "closed"
 	// stopped too early and did worse; see docs/RESULTS.md.)
-	Monitor Monitor `json:"monitor"`
+	Monitor Monitor
 	// GramGains chooses the gains the θ_G step is fitted for in FB models:
 	// "data" (the paper: q(t) = y(t−1) from the measured output), "closed"
 	// (from iteration 2 on, q(t) = ŷ(t−1) of the current model's closed-loop
@@ -46,14 +46,14 @@ type Config struct {
 	// both are solved and the taps with the lower closed-loop validation
 	// error are kept). Every candidate is the same convex,
 	// passivity-constrained problem.
-	GramGains GramGains `json:"gram_gains"`
+	GramGains GramGains
 
 	// Skip is the number of samples at the start of every training
 	// trajectory that are simulated but left out of the training loss (the
 	// θ_G least squares, the Adam and the BPTT steps): the transient of an
 	// initial state the model cannot know, since the data begin mid-motion
 	// and the model's memory starts at rest. 0 fits every sample.
-	Skip int `json:"skip,omitempty"`
+	Skip int
 
 	// ValSkip is the number of samples at the start of every validation
 	// trajectory that are simulated but left out of every validation score
@@ -61,19 +61,19 @@ type Config struct {
 	// so that a validation record may begin with input the model was trained
 	// on (a held-out tail of a single record, with its lead-in) or with a
 	// start-up transient. 0 scores every sample.
-	ValSkip int `json:"val_skip,omitempty"`
+	ValSkip int
 
-	BPTTEpochs   int     `json:"bptt_epochs"` // 0: no BPTT step
-	BPTTBatch    int     `json:"bptt_batch"`
-	BPTTLR       float64 `json:"bptt_lr"` // peak of the one-cycle schedule
-	BPTTClip     float64 `json:"bptt_clip"`
-	BPTTPatience int     `json:"bptt_patience"`
+	BPTTEpochs   int // 0: no BPTT step
+	BPTTBatch    int
+	BPTTLR       float64 // peak of the one-cycle schedule
+	BPTTClip     float64
+	BPTTPatience int
 
 	// Init is the lifting network's random initialization: "glorot"
 	// (Glorot uniform weights, zero biases; the default) or "fan-in"
 	// (weights and biases uniform on ±1/√fan_in, PyTorch's nn.Linear
 	// default, which the paper's released code uses). "" means "glorot".
-	Init Init `json:"init,omitempty"`
+	Init Init
 
 	// Scale is "none" (or ""): every setting is in the data's own units; or
 	// "auto": u and y are multiplied by powers of two that bring their RMS
@@ -85,7 +85,7 @@ type Config struct {
 	// trained on the scaled data and returned in the data's units
 	// (model.Rescale); powers of two make both conversions exact. Loss
 	// values in events and History are in the data's units too.
-	Scale Scale `json:"scale,omitempty"`
+	Scale Scale
 
 	// Members > 1 trains that many models with the seeds Seed, Seed+1, …
 	// (everything else equal) and returns their mean as one NFIR
@@ -95,15 +95,15 @@ type Config struct {
 	// network leaves in the result. 0 or 1: one model. On the CPU,
 	// min(Members, Workers) members train at a time, each with its share of
 	// the workers; the mean depends on Members, Workers and Seed only.
-	Members int `json:"members,omitempty"`
+	Members int
 
-	Seed    uint64 `json:"seed"`
-	Workers int    `json:"workers"` // 0: GOMAXPROCS
-	Device  Device `json:"device"`  // cpu or cuda
+	Seed    uint64
+	Workers int    // 0: GOMAXPROCS
+	Device  Device // cpu or cuda
 
 	// Progress, when set, receives one event per θ_G step, epoch and
 	// evaluation.
-	Progress func(Event) `json:"-"`
+	Progress func(Event)
 
 	// Start, when set, is the model training starts from (a warm start):
 	// its θ_N, θ_G and input scalers replace the random initialization
@@ -113,7 +113,7 @@ type Config struct {
 	// so the returned model is never worse on validation than the start,
 	// as long as the start is passive (or Passivity is "none"): a start
 	// that is not cannot be returned, and the first θ_G step makes it so.
-	Start *model.NFIR `json:"-"`
+	Start *model.NFIR
 }
 
 // DefaultConfig returns the paper's mass-spring-damper settings (Section
@@ -139,7 +139,7 @@ func DefaultConfig() Config {
 // key (which is also the flag name of gputrain train, dashes for
 // underscores). It matches ErrConfig with errors.Is.
 type FieldError struct {
-	Field string // the JSON key, which is also the CLI flag's name with "-" for "_" (Flag)
+	Field string // the setting's name (Config.Settings), which is the CLI flag's
 	Value any    // the value refused (nil: not shown)
 	Err   error
 }
@@ -151,9 +151,9 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%v: %s: %v", ErrConfig, e.Field, e.Err)
 }
 
-// Flag is the name of the command-line flag of the field: the JSON names of
-// Config mirror the flags, with "_" for "-".
-func (e *FieldError) Flag() string { return strings.ReplaceAll(e.Field, "_", "-") }
+// Flag is the name of the command-line flag of the field: settings are
+// spelled as the flags (Config.Settings).
+func (e *FieldError) Flag() string { return e.Field }
 
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
@@ -175,7 +175,7 @@ func (c *Config) Check() error {
 	}{
 		{"passivity", checkMode(c.Passivity, passivities, false)},
 		{"monitor", checkMode(c.Monitor, monitors, true)},
-		{"gram_gains", checkMode(c.GramGains, gramGainsModes, true)},
+		{"gram-gains", checkMode(c.GramGains, gramGainsModes, true)},
 		{"init", checkMode(c.Init, inits, true)},
 		{"scale", checkMode(c.Scale, scales, true)},
 		{"device", checkMode(c.Device, devices, true)},
@@ -199,7 +199,7 @@ func (c *Config) Check() error {
 	case c.Rho > 0 && !(c.Decay > 0 && c.Decay <= 1):
 		return bad("decay", c.Decay, "must be in (0, 1] when rho > 0")
 	case !finite(c.GammaG) || c.GammaG < 0:
-		return bad("gamma_g", c.GammaG, "must be a finite number ≥ 0")
+		return bad("gamma-g", c.GammaG, "must be a finite number ≥ 0")
 	case c.Iters < 1:
 		return bad("iters", c.Iters, "must be ≥ 1")
 	case c.Epochs < 0:
@@ -211,23 +211,23 @@ func (c *Config) Check() error {
 	case !(c.LR > 0) || !finite(c.LR):
 		return bad("lr", c.LR, "must be a finite number > 0")
 	case !finite(c.WeightDecay) || c.WeightDecay < 0:
-		return bad("weight_decay", c.WeightDecay, "must be a finite number ≥ 0")
+		return bad("weight-decay", c.WeightDecay, "must be a finite number ≥ 0")
 	case !finite(c.Clip) || c.Clip < 0:
 		return bad("clip", c.Clip, "must be a finite number ≥ 0")
 	case c.Skip < 0:
 		return bad("skip", c.Skip, "must be ≥ 0")
 	case c.ValSkip < 0:
-		return bad("val_skip", c.ValSkip, "must be ≥ 0")
+		return bad("val-skip", c.ValSkip, "must be ≥ 0")
 	case c.BPTTEpochs < 0:
-		return bad("bptt_epochs", c.BPTTEpochs, "must be ≥ 0")
+		return bad("bptt-epochs", c.BPTTEpochs, "must be ≥ 0")
 	case c.BPTTEpochs > 0 && c.BPTTBatch < 1:
-		return bad("bptt_batch", c.BPTTBatch, "must be ≥ 1 with BPTT epochs")
+		return bad("bptt-batch", c.BPTTBatch, "must be ≥ 1 with BPTT epochs")
 	case c.BPTTPatience < 0:
-		return bad("bptt_patience", c.BPTTPatience, "must be ≥ 0")
+		return bad("bptt-patience", c.BPTTPatience, "must be ≥ 0")
 	case c.BPTTEpochs > 0 && (!(c.BPTTLR > 0) || !finite(c.BPTTLR)):
-		return bad("bptt_lr", c.BPTTLR, "must be a finite number > 0 with BPTT epochs")
+		return bad("bptt-lr", c.BPTTLR, "must be a finite number > 0 with BPTT epochs")
 	case !finite(c.BPTTClip) || c.BPTTClip < 0:
-		return bad("bptt_clip", c.BPTTClip, "must be a finite number ≥ 0")
+		return bad("bptt-clip", c.BPTTClip, "must be a finite number ≥ 0")
 	case c.Workers < 0:
 		return bad("workers", c.Workers, "must be ≥ 0 (0: one per CPU)")
 	case c.Members < 0:

@@ -58,13 +58,13 @@ func TestCheckFieldError(t *testing.T) {
 		{func(c *Config) { c.Passivity = "maybe" }, "passivity"},
 		{func(c *Config) { c.Passivity = "" }, "passivity"},
 		{func(c *Config) { c.Monitor = "half" }, "monitor"},
-		{func(c *Config) { c.GramGains = "both" }, "gram_gains"},
+		{func(c *Config) { c.GramGains = "both" }, "gram-gains"},
 		{func(c *Config) { c.Init = "he" }, "init"},
 		{func(c *Config) { c.Scale = "rms" }, "scale"},
 		{func(c *Config) { c.Device = "tpu" }, "device"},
 		{func(c *Config) { c.Passivity, c.H = PassivitySampled, 0 }, "H"},
 		{func(c *Config) { c.Iters = 0 }, "iters"},
-		{func(c *Config) { c.ValSkip = -1 }, "val_skip"},
+		{func(c *Config) { c.ValSkip = -1 }, "val-skip"},
 		{func(c *Config) { c.Monitor, c.GramGains, c.Init, c.Scale, c.Device = "", "", "", "", "" }, ""},
 	} {
 		c := DefaultConfig()
@@ -78,7 +78,7 @@ func TestCheckFieldError(t *testing.T) {
 			t.Errorf("want a field error of %s matching ErrConfig, have %v", tc.field, err)
 		case tc.field != "" && !strings.Contains(err.Error(), tc.field+": ") && !strings.Contains(err.Error(), fmt.Sprintf("%s %v: ", tc.field, fe.Value)):
 			t.Errorf("message %q does not name %s", err, tc.field)
-		case tc.field != "" && fe.Flag() != strings.ReplaceAll(tc.field, "_", "-"):
+		case tc.field != "" && fe.Flag() != tc.field:
 			t.Errorf("%s: flag %q", tc.field, fe.Flag())
 		}
 	}
@@ -98,7 +98,7 @@ func TestModesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{`"passivity":"sampled"`, `"init":"fan-in"`, `"scale":"auto"`, `"monitor":"closed"`, `"gram_gains":"auto"`, `"device":"cpu"`} {
+	for _, w := range []string{`"passivity":"sampled"`, `"init":"fan-in"`, `"scale":"auto"`, `"monitor":"closed"`, `"gram-gains":"auto"`, `"device":"cpu"`} {
 		if !strings.Contains(string(b), w) {
 			t.Errorf("%s lacks %s", b, w)
 		}

@@ -172,14 +172,6 @@ const searchMinLen = 16
 // autoDecay is the decay rate of --decay auto (trainer.AutoDecay).
 func autoDecay(s model.Structure) float64 { return trainer.AutoDecay(s) }
 
-// orGlorot names the default initialization, which trainer.Config spells "".
-func orGlorot(init trainer.Init) trainer.Init {
-	if init == "" {
-		return trainer.InitGlorot
-	}
-	return init
-}
-
 // orNone names the default scaling of trainer.Config, which it spells "".
 func orNone(scale trainer.Scale) trainer.Scale {
 	if scale == "" {
@@ -192,18 +184,7 @@ func orNone(scale trainer.Scale) trainer.Scale {
 // stored as the model file's "training" object, and is itself a valid
 // --config file (YAML reads JSON).
 func settings(c trainer.Config, extra map[string]any) json.RawMessage {
-	m := map[string]any{
-		"branches": c.Structure.Branches, "taps": c.Structure.Taps, "r1": c.Structure.R1, "r2": c.Structure.R2,
-		"hidden": append([]int{}, c.Structure.Hidden...), "feedback": c.Structure.Feedback, "linear-taps": c.Structure.LinearTaps,
-		"hold-start": c.Structure.HoldStart,
-		"passivity":  c.Passivity, "H": c.H, "eps": c.Eps, "rho": c.Rho, "decay": c.Decay, "gamma-g": c.GammaG,
-		"iters": c.Iters, "epochs": c.Epochs, "patience": c.Patience, "batch": c.Batch, "lr": c.LR,
-		"weight-decay": c.WeightDecay, "clip": c.Clip, "bptt-epochs": c.BPTTEpochs, "bptt-batch": c.BPTTBatch,
-		"bptt-patience": c.BPTTPatience, "bptt-lr": c.BPTTLR, "bptt-clip": c.BPTTClip, "seed": c.Seed,
-		"workers": c.Workers, "device": c.Device, "monitor": c.Monitor, "gram-gains": c.GramGains,
-		"skip": c.Skip, "val-skip": c.ValSkip, "init": orGlorot(c.Init), "scale": orNone(c.Scale),
-		"members": max(c.Members, 1),
-	}
+	m := c.Settings()
 	for k, v := range extra {
 		m[k] = v
 	}
