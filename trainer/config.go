@@ -161,9 +161,6 @@ func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 // Check reports the first unusable setting as a *FieldError (a bad
 // Structure as ErrConfig wrapping its error).
 func (c *Config) Check() error {
-	if err := c.Structure.Check(); err != nil {
-		return fmt.Errorf("%w: %w", ErrConfig, err)
-	}
 	bad := func(field string, value any, format string, a ...any) error {
 		return &FieldError{Field: field, Value: value, Err: fmt.Errorf(format, a...)}
 	}
@@ -187,7 +184,20 @@ func (c *Config) Check() error {
 	// Every numeric setting is checked here, once: the CLI, config files,
 	// sweeps and experiments all report these errors (FieldError.Flag names
 	// the flag).
+	s := c.Structure
 	switch {
+	case s.Branches < 0:
+		return bad("branches", s.Branches, "must be ≥ 0")
+	case s.Taps < 0 || (s.Branches > 0 && s.Taps < 1):
+		return bad("taps", s.Taps, "must be ≥ 1")
+	case s.R1 < 0 || (s.Branches > 0 && s.R1 < 1):
+		return bad("r1", s.R1, "must be ≥ 1")
+	case s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1):
+		return bad("r2", s.R2, "must be ≥ 1 for a feedback model")
+	case s.LinearTaps < 0:
+		return bad("linear-taps", s.LinearTaps, "must be ≥ 0")
+	case s.HoldStart && s.Branches == 0:
+		return bad("hold-start", s.HoldStart, "must be false for a linear FIR (no branches: no lifting network to hold u(0) for)")
 	case c.H < 0:
 		return bad("H", c.H, "must be ≥ 0")
 	case c.Passivity == PassivitySampled && c.H < 1:
@@ -235,6 +245,11 @@ func (c *Config) Check() error {
 	case c.Members > 1 && c.Structure.Branches == 0:
 		// Nothing random: every member would be the same convex solve.
 		return bad("members", c.Members, "must be 1 for a linear FIR (no branches): its taps are one convex solve with nothing random to average over")
+	}
+	// What the fields above leave: no parameters at all, a lifting network
+	// without inputs, a zero hidden width.
+	if err := c.Structure.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if c.Start != nil {
 		if err := c.Start.Check(); err != nil {

@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,5 +43,34 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"taps": "many"}`), &back); err == nil || !strings.Contains(err.Error(), `"taps"`) {
 		t.Errorf("a string for taps: %v, want an error naming the key", err)
+	}
+}
+
+// TestCheckStructureFields: the structure's training rules are field errors
+// named as the flags, checked before the model's own shape rules.
+func TestCheckStructureFields(t *testing.T) {
+	for _, tc := range []struct {
+		st    model.Structure
+		field string
+	}{
+		{model.Structure{Branches: -1, Taps: 5, R1: 1}, "branches"},
+		{model.Structure{Branches: 2, Taps: 0, R1: 1}, "taps"},
+		{model.Structure{Branches: 2, Taps: 5, R1: 0, R2: 1, Feedback: true}, "r1"},
+		{model.Structure{Branches: 2, Taps: 5, R1: 1, R2: 0, Feedback: true}, "r2"},
+		{model.Structure{LinearTaps: -3}, "linear-taps"},
+		{model.Structure{LinearTaps: 8, HoldStart: true}, "hold-start"},
+	} {
+		c := DefaultConfig()
+		c.Structure = tc.st
+		err := c.Check()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field || fe.Flag() != tc.field {
+			t.Errorf("%+v: %v, want a field error of %s", tc.st, err, tc.field)
+		}
+	}
+	c := DefaultConfig()
+	c.Structure = model.Structure{} // no parameters: the model's own rule
+	if err := c.Check(); !errors.Is(err, model.ErrShape) || !errors.Is(err, ErrConfig) {
+		t.Errorf("empty structure: %v, want ErrShape within ErrConfig", err)
 	}
 }

@@ -96,34 +96,18 @@ func (h *hyper) resolve() (trainer.Config, error) {
 		c.Decay = autoDecay(c.Structure)
 	}
 	s := c.Structure
-	type check struct {
-		bad  bool
-		flag string
-		val  any
-		want string
-	}
-	// The library checks every numeric setting (trainer.Config.Check,
-	// below); these are the structure's, worded for the flags.
-	for _, k := range []check{
-		{s.Branches < 0, "branches", s.Branches, "≥ 0"},
-		{s.Taps < 0 || (s.Branches > 0 && s.Taps < 1), "taps", s.Taps, "≥ 1"},
-		{s.R1 < 0 || (s.Branches > 0 && s.R1 < 1), "r1", s.R1, "≥ 1"},
-		{s.R2 < 0 || (s.Branches > 0 && s.Feedback && s.R2 < 1), "r2", s.R2, "≥ 1 for a feedback model"},
-		{s.LinearTaps < 0, "linear-taps", s.LinearTaps, "≥ 0"},
-		{s.HoldStart && s.Branches == 0, "hold-start", s.HoldStart, "false for a linear FIR (--branches 0 has no lifting network to hold u(0) for)"},
-		{c.Members < 1, "members", c.Members, "≥ 1"},
-	} {
-		if k.bad {
-			return c, usagef("--%s %v: must be %s; see '%s --help'", k.flag, k.val, k.want, h.fs.Name())
-		}
-	}
-	if err := s.Check(); err != nil {
-		return c, usagef("%v; choose --branches/--taps/--linear-taps/--r1/--r2/--hidden accordingly", err)
+	// Every setting is checked by the library (trainer.Config.Check); the
+	// one rule of the flag alone: --members counts models, from 1.
+	if c.Members < 1 {
+		return c, usagef("--members %d: must be ≥ 1; see '%s --help'", c.Members, h.fs.Name())
 	}
 	if err := c.Check(); err != nil {
 		var fe *trainer.FieldError
 		if errors.As(err, &fe) && fe.Value != nil {
 			return c, usagef("--%s %v: %v; see '%s --help'", fe.Flag(), fe.Value, fe.Err, h.fs.Name())
+		}
+		if errors.Is(err, model.ErrShape) {
+			return c, usagef("%v; choose --branches/--taps/--linear-taps/--r1/--r2/--hidden accordingly", err)
 		}
 		return c, usagef("%v; see '%s --help'", err, h.fs.Name())
 	}
