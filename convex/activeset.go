@@ -467,24 +467,10 @@ func solveActiveSet(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, wor
 		changed := false
 		for wi, w := range works {
 			gw := x[w.bl.Offset : w.bl.Offset+w.bl.Len]
-			if ub := w.ib.ub; ub != nil {
-				for k, v := range gw {
-					vtol := 0.1 * o.Tol * (1 + ub[k])
-					if v > ub[k]+vtol && !d.upIn[wi][k] {
-						d.queue(wi, rowUpper, k)
-						changed = true
-					}
-					if v < -ub[k]-vtol && !d.loIn[wi][k] {
-						d.queue(wi, rowLower, k)
-						changed = true
-					}
-				}
+			if d.queueViolated(wi, w, gw, o.Tol) {
+				changed = true
 			}
 			switch w.bl.Kind {
-			case Sampled:
-				if w.addViolated(gw, 0.1*o.Tol*(1+math.Abs(w.bl.Eps))) {
-					changed = true
-				}
 			case Exact:
 				if w.delta == 0 {
 					if w.setDelta(gw, o.Tol) {

@@ -430,24 +430,10 @@ func solveReduced(p *Problem, o *Options, warm *Solution, Q *mat.SymDense, works
 		changed := false
 		for wi, w := range works {
 			g := x[w.bl.Offset : w.bl.Offset+w.bl.Len]
-			if ub := w.ib.ub; ub != nil {
-				for k, v := range g {
-					vtol := 0.1 * o.Tol * (1 + ub[k])
-					if v > ub[k]+vtol && !d.upIn[wi][k] {
-						d.queue(wi, rowUpper, k)
-						changed = true
-					}
-					if v < -ub[k]-vtol && !d.loIn[wi][k] {
-						d.queue(wi, rowLower, k)
-						changed = true
-					}
-				}
+			if d.queueViolated(wi, w, g, o.Tol) {
+				changed = true
 			}
 			switch w.bl.Kind {
-			case Sampled:
-				if w.addViolated(g, 0.1*o.Tol*(1+math.Abs(w.bl.Eps))) {
-					changed = true
-				}
 			case Exact:
 				if w.delta == 0 {
 					if w.setDelta(g, o.Tol) {
@@ -629,4 +615,30 @@ func handoverReduced(p *Problem, Q *mat.SymDense, works []*blockWork, d *dualSol
 		}
 	}
 	return ip
+}
+
+// queueViolated queues the rows of block wi that the taps g violate beyond
+// a tenth of tol: decay bounds not yet in the problem, and for a sampled
+// block the frequency samples (addViolated). It reports whether it queued
+// any. The exchange rounds of both dual methods (interior point and active
+// set) share it; an exact block's certificate check is theirs.
+func (d *dualSolver) queueViolated(wi int, w *blockWork, g []float64, tol float64) bool {
+	changed := false
+	if ub := w.ib.ub; ub != nil {
+		for k, v := range g {
+			vtol := 0.1 * tol * (1 + ub[k])
+			if v > ub[k]+vtol && !d.upIn[wi][k] {
+				d.queue(wi, rowUpper, k)
+				changed = true
+			}
+			if v < -ub[k]-vtol && !d.loIn[wi][k] {
+				d.queue(wi, rowLower, k)
+				changed = true
+			}
+		}
+	}
+	if w.bl.Kind == Sampled && w.addViolated(g, 0.1*tol*(1+math.Abs(w.bl.Eps))) {
+		changed = true
+	}
+	return changed
 }
