@@ -171,13 +171,7 @@ func C(s *Source, name string) ([]File, error) {
 	cComment(&h, lines)
 	guard := U + "_H_INCLUDED"
 	fmt.Fprintf(&h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
-	def := func(k string, v any, comment string) {
-		if comment != "" {
-			fmt.Fprintf(&h, "#define %s_%-14s %v /* %s */\n", U, k, v, comment)
-		} else {
-			fmt.Fprintf(&h, "#define %s_%-14s %v\n", U, k, v)
-		}
-	}
+	def := cDefiner(&h, U)
 	def("BRANCHES", mN, "m_N, lifted FIR branches")
 	def("TAPS", mG, "m_G, taps per branch")
 	def("R1", m.R1, "u samples the lifting network sees")
@@ -185,20 +179,7 @@ func C(s *Source, name string) ([]File, error) {
 	def("FEEDBACK", b01(m.Feedback), "1: q(t) = y(t-1) is fed back")
 	def("HOLD_START", b01(m.HoldStart), "1: the u-window before t = 0 holds u(0)")
 	def("LINEAR_TAPS", mL, "taps of the parallel linear FIR")
-	if s.Meta.Ts > 0 {
-		def("TS", hexf(s.Meta.Ts), fmt.Sprintf("sampling time, %g s", s.Meta.Ts))
-	} else {
-		def("TS", "0.0", "sampling time unknown")
-	}
-	def("PASSIVE", b01(s.Passive()), "1: certified passive; 0: not (see "+U+"_NOT_PASSIVE)")
-	def("PASSIVITY_MODE", cString(s.Meta.Mode), "")
-	if mk := s.Marker(); mk != "" {
-		def("NOT_PASSIVE", cString(mk), "")
-	}
-	def("MODEL_FILE", cString(s.File), "")
-	def("MODEL_SHA256", cString(s.SHA256), "")
-	def("TOOL_VERSION", cString(toolVersion()), "gputrain version that wrote this file")
-	def("CERT_METHOD", cString(CertMethod), "")
+	s.defineCommon(def, U)
 	if mN > 0 {
 		fmt.Fprintf(&h, "/* per branch j: certified lower bound of min Re G_j and the w where it occurs */\n")
 		fmt.Fprintf(&h, "extern const double %s_cert_min_re[%d];\nextern const double %s_cert_omega[%d];\n", P, mN, P, mN)
@@ -333,4 +314,24 @@ func C(s *Source, name string) ([]File, error) {
 	}
 	c.WriteString("\ts->started = 1;\n\ts->y_prev = y;\n\treturn y;\n}\n")
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}
+
+// defineCommon writes the defines every exported model carries: sampling
+// time, passivity claim and mode, the model file and its hash, the tool
+// version and the certificate method.
+func (s *Source) defineCommon(def func(k string, v any, comment string), U string) {
+	if s.Meta.Ts > 0 {
+		def("TS", hexf(s.Meta.Ts), fmt.Sprintf("sampling time, %g s", s.Meta.Ts))
+	} else {
+		def("TS", "0.0", "sampling time unknown")
+	}
+	def("PASSIVE", b01(s.Passive()), "1: certified passive; 0: not (see "+U+"_NOT_PASSIVE)")
+	def("PASSIVITY_MODE", cString(s.Meta.Mode), "")
+	if mk := s.Marker(); mk != "" {
+		def("NOT_PASSIVE", cString(mk), "")
+	}
+	def("MODEL_FILE", cString(s.File), "")
+	def("MODEL_SHA256", cString(s.SHA256), "")
+	def("TOOL_VERSION", cString(toolVersion()), "gputrain version that wrote this file")
+	def("CERT_METHOD", cString(CertMethod), "")
 }

@@ -201,20 +201,7 @@ func loopC(s *Source, name string) ([]File, error) {
 	guard := U + "_H_INCLUDED"
 	fmt.Fprintf(h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
 	def := cDefiner(h, U)
-	if s.Meta.Ts > 0 {
-		def("TS", hexf(s.Meta.Ts), fmt.Sprintf("sampling time, %g s", s.Meta.Ts))
-	} else {
-		def("TS", "0.0", "sampling time unknown")
-	}
-	def("PASSIVE", b01(s.Passive()), "1: certified passive; 0: not (see "+U+"_NOT_PASSIVE)")
-	def("PASSIVITY_MODE", cString(s.Meta.Mode), "")
-	if mk := s.Marker(); mk != "" {
-		def("NOT_PASSIVE", cString(mk), "")
-	}
-	def("MODEL_FILE", cString(s.File), "")
-	def("MODEL_SHA256", cString(s.SHA256), "")
-	def("TOOL_VERSION", cString(toolVersion()), "gputrain version that wrote this file")
-	def("CERT_METHOD", cString(CertMethod), "")
+	s.defineCommon(def, U)
 	nf := len(s.LoopCert)
 	if n > 1 {
 		def("MEMBERS", n, "loops averaged")
