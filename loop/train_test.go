@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -97,5 +98,25 @@ func TestConfigCheck(t *testing.T) {
 	}
 	if _, err := Train(context.Background(), good, &data.Dataset{}, nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("no data: err %v", err)
+	}
+}
+
+func TestRuns(t *testing.T) {
+	rs := Runs(64, 7)
+	if len(rs) != len(Shapes(64))*Seeds {
+		t.Fatalf("%d runs, want %d shapes × %d seeds", len(rs), len(Shapes(64)), Seeds)
+	}
+	seen := map[string]bool{}
+	for i, r := range rs {
+		// seed-major: a pass over the shapes per seed
+		want := Shapes(64)[i%len(Shapes(64))]
+		if r.Seed != 7+uint64(i/len(Shapes(64))) || r.Structure.Check() != nil || fmt.Sprint(r.Structure) != fmt.Sprint(want) {
+			t.Errorf("run %d: %+v, want shape %+v seed %d", i, r, want, 7+i/len(Shapes(64)))
+		}
+		key := fmt.Sprint(r)
+		if seen[key] {
+			t.Errorf("run %d repeats %s", i, key)
+		}
+		seen[key] = true
 	}
 }

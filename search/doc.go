@@ -25,9 +25,14 @@
 //  4. With Options.Loop, and no structure field fixed, the passive feedback
 //     loop of two NFIRs (package loop), its memories sized by L* and its
 //     forward FIR started from the linear baseline's taps, trained on the
-//     simulation error, in each of the shapes of loop.Shapes. The family
-//     offers the best of them, or their mean (loop.Mean, passive as a
-//     parallel interconnection) when that scores better on validation.
+//     simulation error, in each of the shapes of loop.Shapes from each of
+//     loop.Seeds seeds (loop.Runs). The family offers the best of them, or
+//     their mean (loop.Mean, passive as a parallel interconnection) when
+//     that scores better on validation.
+//  5. When the best NFIR is feedforward, its blends with the linear baseline
+//     y = α·NFIR + (1−α)·FIR (model.Blend, α = 0.1 … 0.9: one NFIR, passive
+//     as a nonnegative combination of passive FIRs); the best is a
+//     candidate of its own when it scores better than both.
 //
 // Candidates are scored by their median closed-loop Fit on the validation
 // data (the deployed use of a model; for an FB model the open-loop fit can

@@ -97,13 +97,17 @@ type Row struct {
 	// Members are the structures of the loops a mean row averages
 	// (loop.Mean; Structure and Loop are then zero).
 	Members []loop.Structure `json:"members,omitempty"`
-	Rung    int              `json:"rung"`   // the last rung it trained in, 0-based
-	Iters   int              `json:"iters"`  // its schedule at that rung
-	Epochs  int              `json:"epochs"` // Adam epochs per iteration at that rung
-	ValFit  float64          `json:"val_fit"`
-	Seconds float64          `json:"seconds"`
-	Error   string           `json:"error,omitempty"`
-	Chosen  bool             `json:"chosen,omitempty"`
+	// Blend is, for a blend row, the weight α of the feedforward NFIR
+	// (Structure) against the passive FIR it is blended with
+	// (model.Blend: y = α·NFIR + (1−α)·FIR); 0 for other rows.
+	Blend   float64 `json:"blend,omitempty"`
+	Rung    int     `json:"rung"`   // the last rung it trained in, 0-based
+	Iters   int     `json:"iters"`  // its schedule at that rung
+	Epochs  int     `json:"epochs"` // Adam epochs per iteration at that rung
+	ValFit  float64 `json:"val_fit"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+	Chosen  bool    `json:"chosen,omitempty"`
 }
 
 // MarshalJSON writes a Fit that was never measured (a failed or
@@ -163,17 +167,17 @@ type Plan struct {
 	// number of Adam epochs the search may run (early stopping runs fewer),
 	// against FullEpochs for one training run of the final schedule.
 	Epochs, FullEpochs int
-	// Loop is whether the loop family trains too (up to LoopEpochs epochs
-	// of backpropagation through time, early-stopped).
-	Loop       bool
-	LoopEpochs int
+	// Loop is whether the loop family trains too: Loops loops, each up to
+	// LoopEpochs epochs of backpropagation through time, early-stopped.
+	Loop              bool
+	Loops, LoopEpochs int
 }
 
 func (p Plan) String() string {
 	s := fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
 	if p.Loop {
-		s += fmt.Sprintf("; then the loop family, up to %d epochs through time", p.LoopEpochs)
+		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
 	}
 	return s
 }
@@ -287,10 +291,11 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	if s.opt.Loop == nil || s.fixed != (Fixed{}) {
 		return nil
 	}
-	shapes := loop.Shapes(res.LinearTaps)
-	trained := make([]*loop.Result, 0, len(shapes))
-	rows := make([]int, 0, len(shapes))
-	for _, st := range shapes {
+	runs := loop.Runs(res.LinearTaps, s.base.Seed)
+	trained := make([]*loop.Result, 0, len(runs))
+	rows := make([]int, 0, len(runs))
+	for _, run := range runs {
+		st := run.Structure
 		cfg := *s.opt.Loop
 		cfg.Structure = st
 		if fir := res.linear; fir != nil && len(fir.Lin) == st.L1 {
@@ -298,11 +303,11 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 			// where the linear baseline is
 			cfg.InitLinear = fir.Lin
 		}
-		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, s.base.Seed, nil
+		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, run.Seed, nil
 		if cfg.Workers == 0 {
 			cfg.Workers = s.opt.Workers
 		}
-		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d]", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0])
+		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d], seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], run.Seed)
 		t0 := time.Now()
 		r, err := loop.Train(ctx, cfg, s.train, s.val)
 		row := Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
@@ -343,7 +348,7 @@ func (s *searcher) chooseLoop(res *Result, trained []*loop.Result, rows []int) e
 		}
 	}
 	if mean {
-		row := Row{Name: fmt.Sprintf("loop mean of the %d shapes", len(m)), ValFit: fit}
+		row := Row{Name: fmt.Sprintf("loop mean of the %d loops", len(m)), ValFit: fit}
 		for _, l := range m {
 			row.Members = append(row.Members, l.Structure)
 		}
@@ -394,6 +399,10 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	for _, c := range cands {
 		res.Rows = append(res.Rows, *c.row)
 	}
+	if b := s.blend(res, best); b != nil {
+		res.Rows = append(res.Rows, *b.row)
+		best = b
+	}
 	top := res.LinearFit
 	if best != nil {
 		top = math.Max(top, best.row.ValFit)
@@ -424,6 +433,51 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	}
 	s.emit(Event{Stage: "done", Candidate: res.Chosen, ValFit: res.ValFit(), Note: "chosen"})
 	return res, runErr
+}
+
+// blendWeights are the weights α of the blends y = α·NFIR + (1−α)·FIR
+// that blend scores.
+var blendWeights = []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}
+
+// blend returns the best blend of the best feedforward candidate with the
+// linear baseline (model.Blend) as a candidate of its own, when one scores
+// better on validation than both; nil otherwise. The NFIR and the FIR,
+// fitted each on its own, err in different ways where the data are few:
+// the blend, passive as a nonnegative combination of passive FIRs, shrinks
+// the NFIR toward the FIR by as much as validation supports. It costs a
+// few simulations of the validation data.
+func (s *searcher) blend(res *Result, best *candidate) *candidate {
+	if best == nil || best.res == nil || best.res.Model == nil || best.res.Model.Feedback || res.linear == nil {
+		return nil
+	}
+	var out *candidate
+	top := math.Max(best.row.ValFit, res.LinearFit)
+	for _, a := range blendWeights {
+		m, err := model.Blend(best.res.Model, res.linear.Lin, a)
+		if err != nil {
+			return nil
+		}
+		ev, err := trainer.Evaluate(m, s.val, s.base.ValSkip)
+		if err != nil || !(ev.ClosedLoop.Median > top) {
+			continue
+		}
+		top = ev.ClosedLoop.Median
+		r := *best.res
+		r.Model, r.BestValFit = m, top
+		if r.Cert, err = m.Certify(); err != nil || (best.res.Cert.Passive && !r.Cert.Passive) {
+			return nil
+		}
+		cfg := best.cfg
+		cfg.Structure = m.Structure
+		row := *best.row
+		row.Name = fmt.Sprintf("blend %.1f·(%s) + %.1f·FIR %d", a, best.name, 1-a, len(res.linear.Lin))
+		row.Structure, row.Blend, row.ValFit, row.Chosen = m.Structure, a, top, false
+		out = &candidate{name: row.Name, cfg: cfg, res: &r, row: &row}
+	}
+	if out != nil {
+		s.emit(Event{Stage: "candidate", Rung: out.row.Rung, Rungs: max(res.Rungs, 1), Candidate: out.name, ValFit: out.row.ValFit})
+	}
+	return out
 }
 
 // linear chooses the passive linear FIR's length on validation
@@ -600,7 +654,7 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 func (s *searcher) plan(n, rungs int) Plan {
 	p := Plan{Rungs: rungs, Candidates: n}
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
-		p.Loop, p.LoopEpochs = true, s.opt.Loop.Epochs
+		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Shapes(1))*loop.Seeds, s.opt.Loop.Epochs
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

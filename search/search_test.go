@@ -206,7 +206,7 @@ func TestSelectLoop(t *testing.T) {
 			}
 		}
 	}
-	if loops != len(loop.Shapes(res.LinearTaps)) || chosen != 1 || res.ValFit() != top || means != min(len(res.LoopModel)-1, 1) {
+	if loops != len(loop.Runs(res.LinearTaps, 1)) || chosen != 1 || res.ValFit() != top || means != min(len(res.LoopModel)-1, 1) {
 		t.Errorf("%d loop rows, %d mean rows, %d chosen, chosen fit %v, best %v", loops, means, chosen, res.ValFit(), top)
 	}
 	base := tiny()

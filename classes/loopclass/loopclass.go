@@ -57,15 +57,16 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	}
 	base.Seed, base.Workers, base.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	var trained []*loop.Result
-	for _, st := range loop.Shapes(L) {
+	for _, run := range loop.Runs(L, opt.Seed) {
+		st := run.Structure
 		cfg := base
-		cfg.Structure = st
+		cfg.Structure, cfg.Seed = st, run.Seed
 		if len(initLin) == st.L1 {
 			cfg.InitLinear = initLin
 		}
 		if opt.Progress != nil {
 			cfg.Progress = func(ep int, loss, vf float64) {
-				opt.Progress(fmt.Sprintf("loop R %d [%d] epoch %4d/%d  loss %.4g  val fit %6.2f%%", st.R1, st.Hidden[0], ep+1, cfg.Epochs, loss, vf))
+				opt.Progress(fmt.Sprintf("loop R %d [%d] seed %d epoch %4d/%d  loss %.4g  val fit %6.2f%%", st.R1, st.Hidden[0], run.Seed, ep+1, cfg.Epochs, loss, vf))
 			}
 		}
 		res, err := loop.Train(ctx, cfg, train, val)
@@ -83,14 +84,14 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			return &Model{m}, err
 		}
 	}
-	// The shapes err in different ways: their mean is kept when it scores
-	// better on validation than the best of them.
+	// The shapes and seeds err in different ways: their mean is kept when
+	// it scores better on validation than the best of them.
 	m, fit, mean, err := loop.Choose(val, opt.ValSkip, trained...)
 	if err != nil {
 		return nil, err
 	}
 	if opt.Progress != nil && mean {
-		opt.Progress(fmt.Sprintf("loop: the mean of the %d shapes scores %.2f%% on validation, better than each: kept", len(m), fit))
+		opt.Progress(fmt.Sprintf("loop: the mean of the %d loops scores %.2f%% on validation, better than each: kept", len(m), fit))
 	}
 	return &Model{m}, nil
 }
