@@ -161,7 +161,7 @@ func (t *Trainer) Plan(rung search.Rung) (*sweep.Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("searchdir: candidate %s: %w", rung.Names[i], err)
 		}
-		p.Trials = append(p.Trials, sweep.Trial{Index: i, Plant: Plant, Settings: set, Ts: t.ts,
+		p.Trials = append(p.Trials, sweep.Trial{Index: i, Plant: Plant, Name: rung.Names[i], Settings: set, Ts: t.ts,
 			Data: filepath.Join("..", t.trainFile), Val: filepath.Join("..", t.valFile), Dir: fmt.Sprintf("trial-%04d", i)})
 	}
 	return p, nil

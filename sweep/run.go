@@ -284,8 +284,11 @@ func (r *Runner) report(o Outcome, err error) {
 	fmt.Fprintf(r.Log, "trial %d/%d (%s, %s): %s in %.1fs\n", o.Index, len(r.Plan.Trials), t.Plant, t.Label(), what, o.Seconds)
 }
 
-// Label names a trial by its settings, for messages.
+// Label names a trial by its Name, else by its settings, for messages.
 func (t Trial) Label() string {
+	if t.Name != "" {
+		return t.Name
+	}
 	var parts []string
 	for _, k := range sortedKeys(t.Settings) {
 		v, _ := flagText(t.Settings[k])
