@@ -238,6 +238,18 @@ func TestTrainRungStates(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(RungDir(tr.Dir, 0), "trial-0000", sweep.DoneFile)); err != nil {
 		t.Errorf("no done marker: %v", err)
 	}
+	// sweep collect names the candidates by their structure.
+	plan, err := sweep.ReadPlan(filepath.Join(RungDir(tr.Dir, 0), sweep.PlanFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := sweep.Collect(plan, RungDir(tr.Dir, 0)).WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| candidate 2 |") {
+		t.Errorf("the summary does not name the candidates:\n%s", md.String())
+	}
 	// A rung planned otherwise in the same folder: another search.
 	other := candidates(1, 2, 3, 5)
 	if err := tr.TrainRung(context.Background(), other, nil, nil, func(int, search.Trained) {}); !errors.Is(err, ErrOther) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -195,6 +196,38 @@ func TestSearchDirBadInput(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(other, "rung-1")); err == nil {
 				t.Errorf("a rung was planned in another search's folder")
+			}
+		})
+	}
+}
+
+// BenchmarkSearchDir times the tiny search of TestSearchDir in one process
+// and through --search-dir (a fresh folder each time: every trial runs),
+// for the cost of the trials' files and the data written and read again:
+//
+//	go test ./cmd/gputrain -run '^$' -bench SearchDir -benchtime 1x -count 3
+func BenchmarkSearchDir(b *testing.B) {
+	dir := b.TempDir()
+	must := func(args ...string) {
+		b.Helper()
+		var o, e bytes.Buffer
+		if code := run(args, &o, &e); code != 0 {
+			b.Fatalf("gputrain %s: exit %d: %s", strings.Join(args, " "), code, e.String())
+		}
+	}
+	train, val := filepath.Join(dir, "train.csv"), filepath.Join(dir, "val.csv")
+	must("gen", "msd", "--batches", "8", "--seed", "1", "--out", train)
+	must("gen", "msd", "--batches", "3", "--seed", "2", "--out", val)
+	n := 0
+	for _, mode := range []string{"in-process", "search-dir"} {
+		b.Run(mode, func(b *testing.B) {
+			for range b.N {
+				var extra []string
+				if mode == "search-dir" {
+					n++
+					extra = []string{"--search-dir", filepath.Join(dir, "search-"+itoa(n))}
+				}
+				must(searchDirArgs(train, val, filepath.Join(dir, "m.json"), extra...)...)
 			}
 		})
 	}
