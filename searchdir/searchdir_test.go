@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
@@ -147,6 +148,7 @@ func TestPlan(t *testing.T) {
 // fails (exit 1, retried on the next run).
 type stub struct {
 	model string
+	mu    sync.Mutex
 	calls map[string]int
 }
 
@@ -167,7 +169,9 @@ func (s *stub) train(_ context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	s.mu.Lock()
 	s.calls[*seed]++
+	s.mu.Unlock()
 	switch *seed {
 	case "3":
 		fmt.Fprintln(stderr, "gputrain train: --lr -1: must be > 0")
