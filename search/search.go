@@ -669,7 +669,10 @@ func (s *searcher) trainRung(ctx context.Context, cands []*candidate, r, rungs i
 			c.res, c.cfg, c.row.ValFit = t.Result, cfg, t.Result.BestValFit
 		} else {
 			c.res, c.row.ValFit = nil, math.NaN()
-			c.row.Error = t.Err.Error()
+			c.row.Error = "no result"
+			if t.Err != nil {
+				c.row.Error = t.Err.Error()
+			}
 		}
 		if ctx.Err() == nil {
 			note := ""
