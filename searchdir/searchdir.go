@@ -42,7 +42,7 @@ type Trainer struct {
 	// sweep.Runner.RunAll as 'gputrain sweep run --local' does.
 	Local int
 	// Wait, when set, runs no trial here: TrainRung waits, polling every
-	// Poll, for other processes to finish the rung's trials.
+	// Poll (0: 2 s), for other processes to finish the rung's trials.
 	Wait bool
 	Poll time.Duration
 	// Log, when not nil, gets a few lines per rung: where its plan is, how
@@ -263,10 +263,14 @@ func (t *Trainer) wait(ctx context.Context, r *sweep.Runner) error {
 			t.logf("waiting for %d of %d trials", n, len(r.Plan.Trials))
 			last = n
 		}
+		poll := t.Poll
+		if poll <= 0 {
+			poll = 2 * time.Second
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(t.Poll):
+		case <-time.After(poll):
 		}
 	}
 }

@@ -36,6 +36,8 @@ type Local struct {
 	Parallel int
 }
 
+var _ Executor = Local{}
+
 // Run implements Executor.
 func (l Local) Run(ctx context.Context, n int, task Task) []error {
 	errs := make([]error, n)
