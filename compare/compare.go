@@ -18,6 +18,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/trainer"
+	"github.com/passivenfir/gputrain/trials"
 )
 
 // Options configure Run.
@@ -141,34 +142,25 @@ func Run(ctx context.Context, train, val, test *data.Dataset, opt Options) (Tabl
 		}
 	}
 	t.Rows = make([]Row, len(cs))
-	next := make(chan int, len(cs))
-	for i := range cs {
-		next <- i
+	// The classes are trials of the runner of the structure search and
+	// sweep; runOne keeps a class's panic in its row.
+	errs := trials.Local{Parallel: par}.Run(ctx, len(cs), func(ctx context.Context, i int) error {
+		c := cs[i]
+		say("%s: training (%s)", c.Name(), c.About())
+		t.Rows[i] = runOne(ctx, c, train, val, test, fitOpt, opt)
+		r := t.Rows[i]
+		if r.Error != "" {
+			say("%s: failed after %.1fs: %s", r.Class, r.Seconds, r.Error)
+		} else {
+			say("%s: done in %.1fs, val fit %.2f%%", r.Class, r.Seconds, r.ValFit)
+		}
+		return nil
+	})
+	for i, err := range errs {
+		if !trials.Started(err) {
+			t.Rows[i] = Row{Class: cs[i].Name(), About: cs[i].About(), ValFit: math.NaN(), TestFit: math.NaN(), Error: "not run: interrupted"}
+		}
 	}
-	close(next)
-	var wg sync.WaitGroup
-	for range par {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := cs[i]
-				if ctx.Err() != nil {
-					t.Rows[i] = Row{Class: c.Name(), About: c.About(), ValFit: math.NaN(), TestFit: math.NaN(), Error: "not run: interrupted"}
-					continue
-				}
-				say("%s: training (%s)", c.Name(), c.About())
-				t.Rows[i] = runOne(ctx, c, train, val, test, fitOpt, opt)
-				r := t.Rows[i]
-				if r.Error != "" {
-					say("%s: failed after %.1fs: %s", r.Class, r.Seconds, r.Error)
-				} else {
-					say("%s: done in %.1fs, val fit %.2f%%", r.Class, r.Seconds, r.ValFit)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	t.Seconds = time.Since(start).Seconds()
 	t.sort()
 	return t, ctx.Err()

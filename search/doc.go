@@ -39,5 +39,8 @@
 // be far higher and misleading), and the linear baseline competes with
 // them: the chosen model's validation Fit is never below the passive FIR's.
 // Every candidate trains with one worker, so a candidate's result does not
-// depend on how many run side by side.
+// depend on how many run side by side, nor where: a rung is a list of
+// complete configurations handed to a RungTrainer, Local (in this process,
+// through package trials) or package searchdir's (as the trials of a sweep
+// plan, which other machines may run), and gives the same table either way.
 package search

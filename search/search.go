@@ -18,6 +18,7 @@ import (
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
+	"github.com/passivenfir/gputrain/trials"
 )
 
 // ErrBudget reports a budget too small for one candidate.
@@ -60,6 +61,11 @@ type Options struct {
 	// Progress, when set, receives one event per fitted FIR, rung and
 	// candidate.
 	Progress func(Event)
+	// Trainer, when set, trains each rung's candidates (package searchdir:
+	// as the trials of a sweep, on this machine or a cluster); nil trains
+	// them in this process, Local{Workers}. The linear FIR's doubling and
+	// the loop shapes train in this process either way.
+	Trainer RungTrainer
 }
 
 // Event is one line of search progress.
@@ -292,9 +298,13 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		return nil
 	}
 	runs := loop.Runs(res.LinearTaps, s.base.Seed)
-	trained := make([]*loop.Result, 0, len(runs))
-	rows := make([]int, 0, len(runs))
-	for _, run := range runs {
+	rows := make([]*Row, len(runs))
+	results := make([]*loop.Result, len(runs))
+	// One loop at a time, each with every worker (its gradients are split
+	// over them), through the runner of the rungs: a panic is the loop's
+	// error, and Ctrl-C starts no further loop.
+	trials.Local{Parallel: 1}.Run(ctx, len(runs), func(ctx context.Context, i int) (err error) {
+		run := runs[i]
 		st := run.Structure
 		cfg := *s.opt.Loop
 		cfg.Structure = st
@@ -309,25 +319,40 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		}
 		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d], seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], run.Seed)
 		t0 := time.Now()
+		row := &Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN()}
+		rows[i] = row
+		defer func() {
+			if p := recover(); p != nil {
+				row.Error = fmt.Sprintf("internal error: panic: %v", p)
+			}
+			row.Seconds = time.Since(t0).Seconds()
+			s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
+		}()
 		r, err := loop.Train(ctx, cfg, s.train, s.val)
-		row := Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: time.Since(t0).Seconds()}
 		if r != nil {
 			row.ValFit, row.Epochs = r.ValFit, r.Epochs
-			if res.Loop == nil || r.ValFit > res.Loop.ValFit {
-				res.Loop = r
-			}
-			trained, rows = append(trained, r), append(rows, len(res.Rows))
+			results[i] = r
 		}
 		if err != nil && ctx.Err() == nil {
 			row.Error = err.Error() // a failed shape is a row, not the end of the search
 		}
-		res.Rows = append(res.Rows, row)
-		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
-		if err := ctx.Err(); err != nil {
-			return s.chooseLoop(res, trained, rows)
+		return err
+	})
+	trained := make([]*loop.Result, 0, len(runs))
+	idx := make([]int, 0, len(runs))
+	for i, row := range rows {
+		if row == nil {
+			continue // not started: interrupted
 		}
+		if r := results[i]; r != nil {
+			if res.Loop == nil || r.ValFit > res.Loop.ValFit {
+				res.Loop = r
+			}
+			trained, idx = append(trained, r), append(idx, len(res.Rows))
+		}
+		res.Rows = append(res.Rows, *row)
 	}
-	return s.chooseLoop(res, trained, rows)
+	return s.chooseLoop(res, trained, idx)
 }
 
 // chooseLoop sets the loop family's offer from the trained shapes (rows:
@@ -673,57 +698,59 @@ func trainSafe(ctx context.Context, cfg trainer.Config, train, val *data.Dataset
 	return trainer.Train(ctx, cfg, train, val)
 }
 
-// trainRung trains the candidates with rung r's schedule, opt.Workers at a
-// time, each from scratch (a candidate's result is then a function of its
-// configuration alone, whatever ran beside it).
+// trainRung trains the candidates with rung r's schedule through
+// opt.Trainer, each from scratch (a candidate's result is then a function
+// of its configuration alone, whatever ran beside it, wherever it ran).
 func (s *searcher) trainRung(ctx context.Context, cands []*candidate, r, rungs int) error {
 	sched := s.schedule(r, rungs)
-	jobs := make(chan *candidate)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for w := 0; w < min(s.opt.Workers, len(cands)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range jobs {
-				cfg := c.cfg
-				cfg.Iters, cfg.Epochs, cfg.Patience = sched.Iters, sched.Epochs, sched.Patience
-				cfg.BPTTEpochs, cfg.BPTTPatience = sched.BPTTEpochs, sched.BPTTPatience
-				t0 := time.Now()
-				res, err := trainSafe(ctx, cfg, s.train, s.val)
-				mu.Lock()
-				c.row.Rung, c.row.Iters, c.row.Epochs = r, cfg.Iters, cfg.Epochs
-				c.row.Seconds += time.Since(t0).Seconds()
-				c.row.Error = ""
-				switch {
-				case res != nil && err == nil:
-					c.res, c.cfg, c.row.ValFit = res, cfg, res.BestValFit
-				case ctx.Err() != nil:
-					// interrupted: an unfinished rung does not count
-				default:
-					c.res, c.row.ValFit = nil, math.NaN()
-					c.row.Error = err.Error()
-				}
-				mu.Unlock()
-				if ctx.Err() == nil {
-					note := ""
-					if c.row.Error != "" {
-						note = "failed: " + c.row.Error
-					}
-					s.emit(Event{Stage: "candidate", Rung: r, Rungs: rungs, Candidate: c.name, ValFit: c.row.ValFit, Note: note})
-				}
-			}
-		}()
-	}
+	rung := Rung{Index: r, Rungs: rungs}
 	for _, c := range cands {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- c
+		cfg := c.cfg
+		cfg.Iters, cfg.Epochs, cfg.Patience = sched.Iters, sched.Epochs, sched.Patience
+		cfg.BPTTEpochs, cfg.BPTTPatience = sched.BPTTEpochs, sched.BPTTPatience
+		rung.Names, rung.Configs = append(rung.Names, c.name), append(rung.Configs, cfg)
 	}
-	close(jobs)
-	wg.Wait()
-	return ctx.Err()
+	tr := s.opt.Trainer
+	if tr == nil {
+		tr = Local{Workers: s.opt.Workers}
+	}
+	err := tr.TrainRung(ctx, rung, s.train, s.val, func(i int, t Trained) {
+		c, cfg := cands[i], rung.Configs[i]
+		c.row.Rung, c.row.Iters, c.row.Epochs = r, cfg.Iters, cfg.Epochs
+		c.row.Seconds += t.Seconds
+		c.row.Error = ""
+		if t.Result != nil && t.Err == nil {
+			c.res, c.cfg, c.row.ValFit = t.Result, cfg, t.Result.BestValFit
+		} else {
+			c.res, c.row.ValFit = nil, math.NaN()
+			c.row.Error = "no result"
+			if t.Err != nil {
+				c.row.Error = t.Err.Error()
+			}
+		}
+		if ctx.Err() == nil {
+			note := ""
+			if c.row.Error != "" {
+				note = "failed: " + c.row.Error
+			}
+			s.emit(Event{Stage: "candidate", Rung: r, Rungs: rungs, Candidate: c.name, ValFit: c.row.ValFit, Note: note})
+		}
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// serialize makes done safe to call from several goroutines, one call at a
+// time.
+func serialize(done func(int, Trained)) func(int, Trained) {
+	var mu sync.Mutex
+	return func(i int, t Trained) {
+		mu.Lock()
+		defer mu.Unlock()
+		done(i, t)
+	}
 }
 
 func pow(b, e int) int {

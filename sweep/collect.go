@@ -42,6 +42,7 @@ type Result struct {
 	// data, when the spec gives it; shown, never ranked by.
 	TestFit  *float64       `json:"test_fit,omitempty"`
 	Seconds  float64        `json:"seconds"`
+	Name     string         `json:"name,omitempty"` // the trial's Name, if any
 	Settings map[string]any `json:"settings"`
 	// Note says what is wrong: the last log line of a failed or missing
 	// trial, or why a done trial's model does not certify.
@@ -100,7 +101,7 @@ func plants(p *Plan) []string {
 }
 
 func collectOne(t Trial, dir string, tests testSets) Result {
-	r := Result{Index: t.Index, Plant: t.Plant, Settings: t.Settings}
+	r := Result{Index: t.Index, Plant: t.Plant, Name: t.Name, Settings: t.Settings}
 	folder := filepath.Join(dir, t.Dir)
 	st := folderState(folder)
 	r.Status = st.String()
@@ -270,7 +271,11 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 			if !r.Certified {
 				cert = "**no**"
 			}
-			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %s |\n", r.Rank, r.Index, fit, test, cert, r.Seconds, settingsText(r.Settings))
+			what := settingsText(r.Settings)
+			if r.Name != "" {
+				what = r.Name // a search's candidate: its structure (the settings are in summary.json)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %s |\n", r.Rank, r.Index, fit, test, cert, r.Seconds, what)
 		}
 	}
 	if failed+missing > 0 {

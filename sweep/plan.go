@@ -27,6 +27,9 @@ type Plan struct {
 type Trial struct {
 	Index int    `json:"index"`
 	Plant string `json:"plant"`
+	// Name, when set, labels the trial in messages instead of its
+	// settings (a structure search's candidate: its structure).
+	Name string `json:"name,omitempty"`
 	// Model is the model class (the "model" key of the spec), "" for
 	// train's default.
 	Model string `json:"model,omitempty"`

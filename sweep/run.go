@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/internal/atomicfile"
+	"github.com/passivenfir/gputrain/trials"
 )
 
 // The files of a trial's folder. The folder appears complete, by a rename,
@@ -247,34 +248,24 @@ func (r *Runner) Pending(shard Shard) []int {
 	return idx
 }
 
-// RunAll runs the trials idx, parallel at a time, and returns their
+// RunAll runs the trials idx, parallel at a time (through trials.Local,
+// the runner of the structure search and compare too), and returns their
 // outcomes in the order of idx with the errors of those that did not finish.
 func (r *Runner) RunAll(ctx context.Context, idx []int, parallel int) ([]Outcome, error) {
-	parallel = max(1, min(parallel, len(idx)))
 	outs := make([]Outcome, len(idx))
-	errs := make([]error, len(idx))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				outs[k], errs[k] = r.Run(ctx, idx[k])
-				r.report(outs[k], errs[k])
-			}
-		}()
-	}
-	for k := range idx {
-		if ctx.Err() != nil {
+	errs := trials.Local{Parallel: max(1, parallel)}.Run(ctx, len(idx), func(ctx context.Context, k int) error {
+		var err error
+		outs[k], err = r.Run(ctx, idx[k])
+		r.report(outs[k], err)
+		return err
+	})
+	for k, err := range errs {
+		outs[k].Index = idx[k] // also of a trial whose Run panicked
+		if !trials.Started(err) {
 			errs[k] = fmt.Errorf("sweep: trial %d: not started: %w", idx[k], ctx.Err())
 			outs[k] = Outcome{Index: idx[k]}
-			continue
 		}
-		next <- k
 	}
-	close(next)
-	wg.Wait()
 	return outs, errors.Join(errs...)
 }
 
@@ -293,8 +284,11 @@ func (r *Runner) report(o Outcome, err error) {
 	fmt.Fprintf(r.Log, "trial %d/%d (%s, %s): %s in %.1fs\n", o.Index, len(r.Plan.Trials), t.Plant, t.Label(), what, o.Seconds)
 }
 
-// Label names a trial by its settings, for messages.
+// Label names a trial by its Name, else by its settings, for messages.
 func (t Trial) Label() string {
+	if t.Name != "" {
+		return t.Name
+	}
 	var parts []string
 	for _, k := range sortedKeys(t.Settings) {
 		v, _ := flagText(t.Settings[k])

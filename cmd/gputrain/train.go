@@ -201,6 +201,7 @@ func runTrain(e *env, args []string) error {
 	fs.Var(&searchMode, "search", "choose the structure from the data: auto (when no structure flag is given: --branches, --taps, --r1, --r2, --hidden, --feedback, --no-feedback, --linear-taps), on (search what those flags leave free) or off (the flags and their defaults, the paper's mass-spring-damper structure); candidates are scored by closed-loop Fit on the validation data only, and the passive linear FIR is one of them")
 	logPath := fs.String("log", "", metricsLogAbout)
 	warmPath := fs.String("warm-start", "", warmStartAbout)
+	sdir := addSearchDirFlags(fs)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
@@ -263,6 +264,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		Hidden: isSet(fs, "hidden"), Feedback: isSet(fs, "feedback") || isSet(fs, "no-feedback"), LinearTaps: isSet(fs, "linear-taps")}
 	searching := searchMode.Searches(fixed)
 	if searching, err = useWarmStart(&cfg, start, searchMode, isSet(fs, "search"), searching); err != nil {
+		return err
+	}
+	if err := sdir.check(searching); err != nil {
 		return err
 	}
 	if *budget < 1 {
@@ -414,6 +418,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		lc.Workers = cfg.Workers
 		sopt.Loop = &lc
 		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
+	}
+	if err := sdir.use(job.search, cfg, trainSet, valSet, prog); err != nil {
+		return err
 	}
 	if job.log, err = openMetricsLog(*logPath, cfg, e.stderr); err != nil {
 		return err
