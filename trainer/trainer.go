@@ -657,8 +657,8 @@ type descent struct {
 	lr            func(step, total int) float64
 	// lossGrad is the mean loss over the scored rows of the training
 	// trajectories idx, its gradient (into grad) and the number of rows.
-	lossGrad      func(idx []int, grad []float64) (float64, int, error)
-	validate      func() (float64, error) // per-sample validation error; nil: watch trainMSE
+	lossGrad func(idx []int, grad []float64) (float64, int, error)
+	validate func() (float64, error) // per-sample validation error; nil: watch trainMSE
 	// trainMSE is the per-sample training error of the current θ, watched
 	// when there is no validation data. It is measured after the epoch, not
 	// accumulated during it: the running loss of an epoch belongs to the
