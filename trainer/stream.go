@@ -27,10 +27,12 @@ import (
 // is one batch of whole trajectories, the dense path, unchanged.
 
 // chunkRows is the most rows of one chunk (a piece's history included):
-// 2¹⁵ rows keep an open-loop tape of the paper's structure near 25 MiB and
-// each kernel call long enough that its fixed cost does not show. A variable
-// so that tests can stream small data.
-var chunkRows = 1 << 15
+// 2¹⁷ rows keep an open-loop tape of the paper's structure near 100 MiB,
+// each kernel call long enough that its fixed cost does not show, and the
+// data sets of up to 2¹⁷ samples (the paper's 300 × 250, the robot's, the
+// circuit records of 80 000) on the dense path, bit for bit as before
+// streaming. A variable so that tests can stream small data.
+var chunkRows = 1 << 17
 
 // piece is the rows [lo−hist, hi) of trajectory tr: hist rows of history,
 // then the body [lo, hi), whose rows are the ones it scores.
