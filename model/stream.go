@@ -53,36 +53,45 @@ func (m *NFIR) ForwardInto(ctx context.Context, u, q, y []float64) error {
 	return nil
 }
 
-// gainRing holds the gains n(t−m_G+1..t), row t at t mod m_G.
+// gainRing holds the gains n(t−m_G+1..t) in a doubled ring, as Stepper
+// does: every row is written at i and i+m_G, so that lag k of the newest
+// row is row head+k, without a modulo in the inner loop.
 type gainRing struct {
 	n, p, work []float64
+	head       int
 }
 
 func (m *NFIR) newRing() *gainRing {
 	r := &gainRing{p: make([]float64, m.NumFeatures())}
 	if m.Branches > 0 {
-		r.n = make([]float64, m.Taps*m.Branches)
+		r.n = make([]float64, 2*m.Taps*m.Branches)
 		r.work = make([]float64, 2*maxInt(m.Lift.Sizes))
 	}
 	return r
 }
 
-// step computes the gains at t into the ring and returns y(t): outputAt's
-// arithmetic, reading lag k at row (t−k) mod m_G.
+// step computes the gains at t into the ring and returns y(t) with
+// outputAt's arithmetic; steps must come in order t = 0, 1, 2, ….
 func (r *gainRing) step(m *NFIR, u, q []float64, t int) float64 {
 	mN, mG := m.Branches, m.Taps
 	s := 0.0
 	if mN > 0 {
 		m.FeatureAt(u, q, t, r.p)
-		row := t % mG
-		m.Lift.Eval(r.p, r.n[row*mN:(row+1)*mN], r.work)
+		r.head--
+		if r.head < 0 {
+			r.head = mG - 1
+		}
+		nt := r.n[r.head*mN : (r.head+1)*mN]
+		m.Lift.Eval(r.p, nt, r.work)
+		copy(r.n[(r.head+mG)*mN:], nt)
+		nw := r.n[r.head*mN : (r.head+mG)*mN]
 		for j := 0; j < mN; j++ {
 			g := m.G[j*mG : (j+1)*mG]
 			z := 0.0
 			for k := 0; k < mG && k <= t; k++ {
-				z += g[k] * r.n[((t-k)%mG)*mN+j] * u[t-k]
+				z += g[k] * nw[k*mN+j] * u[t-k]
 			}
-			s += r.n[row*mN+j] * z
+			s += nt[j] * z
 		}
 	}
 	for k := 0; k < len(m.Lin) && k <= t; k++ {

@@ -69,3 +69,28 @@ func TestIntoErrors(t *testing.T) {
 		t.Errorf("ForwardInto, cancelled: %v", err)
 	}
 }
+
+// BenchmarkSimulate: SimulateInto against SimulateContext on a record of
+// 10⁵ samples, the paper's structure.
+func BenchmarkSimulate(b *testing.B) {
+	m, err := RandomPassive(Structure{Branches: 10, Taps: 50, R1: 1, R2: 1, Hidden: []int{4, 4}, Feedback: true}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := randn(rand.New(rand.NewPCG(2, 2)), 100_000)
+	y := make([]float64, len(u))
+	b.Run("Context", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := m.SimulateContext(context.Background(), u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Into", func(b *testing.B) {
+		for b.Loop() {
+			if err := m.SimulateInto(context.Background(), u, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
