@@ -93,4 +93,18 @@ func BenchmarkSimulate(b *testing.B) {
 			}
 		}
 	})
+	b.Run("Forward", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.Forward(u, u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ForwardInto", func(b *testing.B) {
+		for b.Loop() {
+			if err := m.ForwardInto(context.Background(), u, u, y); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
