@@ -108,15 +108,16 @@ func Bytes(b float64) string {
 //     rows left out with Skip or a chunk's history, and of one chunk when
 //     the pass streams), one accumulator per further worker, the constraint
 //     rows of the frequency grids (about 8·L² per FIR of L taps), and the
-//     forward tape of the gains of one chunk (stream.go) — with the
-//     closed-loop gains of an FB model, the whole training set in one batch
-//     and its closed-loop simulation, which do not stream;
+//     forward tape of the gains of one chunk (stream.go); with the
+//     closed-loop gains of an FB model, the simulated output of the training
+//     set, its fed-back copy and the tapes of the closed loop over a group
+//     of whole trajectories (closedSim);
 //   - Adam: the tapes of the open-loop loss and gradient over a chunk of a
 //     mini-batch of Batch of the longest trajectories and over a chunk of
 //     the validation set;
 //   - BPTT (or a closed-loop monitor): the tapes of the closed-loop rollout
-//     over BPTTBatch whole trajectories and over the whole validation set,
-//     in one batch;
+//     over BPTTBatch whole trajectories (and their batch) and over groups of
+//     whole trajectories of the validation set, and its output;
 //   - evaluation: the closed-loop and open-loop outputs of the batches
 //     evaluated at a time (one per worker).
 //
@@ -167,6 +168,16 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 		shared = C
 		return C / 2
 	}
+	// group is the rows of the closed-loop tapes of a pass over n rows,
+	// simulated in groups of whole trajectories (closedSim): all n when they
+	// fit in a chunk, else about two groups' worth.
+	group := func(n float64) float64 {
+		if n <= C {
+			return n
+		}
+		return min(n, 2*max(C, float64(shape.Longest)))
+	}
+	perClosed := F + 4 + 2*(hidden+mN)
 	nets := st.Branches > 0
 	copies := 1.0
 	if cfg.Scale == ScaleAuto {
@@ -198,7 +209,9 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	if nets {
 		gains = (F + 2 + 2*(hidden+mN)) * own(St)
 		if st.Feedback && cfg.Iters > 1 && cfg.GramGains != GramGainsData {
-			gains += (F + 3 + mN) * St // the closed-loop candidate's batch and gains
+			// the closed-loop candidate: its output and fed-back copy, and
+			// the tapes of its simulation
+			gains += 2*St + perClosed*group(St)
 		}
 	}
 	thetaG := MemoryPart{Name: "theta_g (Gram matrices and gains)", Bytes: par * f8 * (gramMats + grid + gains),
@@ -215,12 +228,11 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 		thetaG.Bytes += par * f8 * (F + 2 + 2*(hidden+mN)) * shared
 	}
 	bptt := MemoryPart{Name: "bptt tapes", Flags: "--bptt-batch, --hidden, --branches, --members"}
-	perClosed := F + 4 + 2*(hidden+mN)
 	if nets && cfg.BPTTEpochs > 0 {
-		bptt.Bytes = par * f8 * (perClosed*(batchRows(cfg.BPTTBatch)+watched) + (F+2)*watched)
+		bptt.Bytes = par * f8 * ((perClosed+F+2)*batchRows(cfg.BPTTBatch) + perClosed*group(watched) + watched)
 	} else if nets && st.Feedback && cfg.Monitor == MonitorClosed {
 		bptt.Name = "closed-loop monitor"
-		bptt.Bytes = par * f8 * (perClosed + F + 2) * watched
+		bptt.Bytes = par * f8 * (perClosed*group(watched) + watched)
 	}
 	eval := MemoryPart{Name: "evaluation", Flags: "shorter records in --val, --workers"}
 	if Sv > 0 {

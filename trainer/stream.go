@@ -106,6 +106,12 @@ func (s *session) plan(src *source, idx []int) [][]piece {
 // buffers of into (which may be nil); the batch is into's until the next
 // call.
 func (s *session) batch(src *source, ps []piece, into *graph.Batch) *graph.Batch {
+	return s.batchOf(src, ps, into, true)
+}
+
+// batchOf is batch, with the features only when features is set (the
+// closed loop computes its own).
+func (s *session) batchOf(src *source, ps []piece, into *graph.Batch, features bool) *graph.Batch {
 	lens := make([]int, len(ps))
 	rows := 0
 	for i, p := range ps {
@@ -114,7 +120,7 @@ func (s *session) batch(src *source, ps []piece, into *graph.Batch) *graph.Batch
 	}
 	st := s.cfg.Structure
 	F := 0
-	if st.Branches > 0 {
+	if st.Branches > 0 && features {
 		F = st.NumFeatures()
 	}
 	if into == nil {
@@ -336,6 +342,41 @@ func (s *session) streamOutputMSE(t *traj) (mse float64, ok bool, err error) {
 		}
 	}
 	return sum / float64(n), true, nil
+}
+
+// closedSim writes the closed-loop output of every trajectory of t into y
+// (t's rows, in order). A closed loop does not stream within a trajectory,
+// whose state at a row depends on all of it before, but trajectories are
+// independent: they are simulated in groups of whole trajectories of up to
+// chunkRows rows (a longer one alone), so that the tapes grow with the
+// longest trajectory rather than with the data set; each trajectory's
+// output is bit for bit that of one batch of them all.
+func (s *session) closedSim(t *traj, y []float64) error {
+	var buf graph.Batch
+	var group []piece
+	o, rows := 0, 0
+	flush := func() error {
+		if len(group) == 0 {
+			return nil
+		}
+		b := s.batchOf(&t.src, group, &buf, false)
+		if err := s.closed.Simulate(b, s.theta, s.m.G, s.m.Lin, y[o:o+b.Rows()]); err != nil {
+			return err
+		}
+		o += b.Rows()
+		group, rows = group[:0], 0
+		return nil
+	}
+	for tr, u := range t.src.us {
+		if rows > 0 && rows+len(u) > chunkRows {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		group = append(group, piece{tr: tr, hi: len(u)})
+		rows += len(u)
+	}
+	return flush()
 }
 
 // prefixN returns the first k[i] rows of every trajectory i of b (all of a

@@ -274,3 +274,60 @@ func TestStreamTrain(t *testing.T) {
 		t.Errorf("validation Fit: streamed %v, dense %v", res[1].BestValFit, res[0].BestValFit)
 	}
 }
+
+// TestStreamClosed: the closed-loop simulation of a data set in groups of
+// whole trajectories (chunks of 100 rows: one trajectory of 400 alone, the
+// others grouped) is bit for bit that of one batch of them all, and so are
+// the closed-loop error and the closed-loop candidate's fed-back output.
+func TestStreamClosed(t *testing.T) {
+	for _, tc := range streamStructures {
+		if !tc.st.Feedback {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			s := streamSession(t, tc.st, tc.skip, 400, 55, 30, 41, 230)
+			var err error
+			if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(9, 9))
+			for i := range s.m.G {
+				s.m.G[i] = 0.05 * rng.Float64()
+			}
+			var y [2][]float64
+			var e [2]float64
+			var q [2][][]float64
+			for k, rows := range []int{1 << 30, 100} {
+				withChunk(s, rows, func() {
+					y[k] = make([]float64, s.train.rowsAll())
+					if err := s.closedSim(&s.train, y[k]); err != nil {
+						t.Fatal(err)
+					}
+					if e[k], err = s.closedMSE(&s.train, make([]float64, len(y[k]))); err != nil {
+						t.Fatal(err)
+					}
+					cl, err := s.closedLoopBatch()
+					if err != nil {
+						t.Fatal(err)
+					}
+					q[k] = cl.qs
+				})
+			}
+			for i := range y[0] {
+				if y[1][i] != y[0][i] {
+					t.Fatalf("row %d: grouped %v, one batch %v", i, y[1][i], y[0][i])
+				}
+			}
+			if e[1] != e[0] || !(e[0] > 0) {
+				t.Errorf("closed-loop error: grouped %v, one batch %v", e[1], e[0])
+			}
+			for b := range q[0] {
+				for i := range q[0][b] {
+					if q[1][b][i] != q[0][b][i] {
+						t.Fatalf("trajectory %d, q(%d): grouped %v, one batch %v", b, i, q[1][b][i], q[0][b][i])
+					}
+				}
+			}
+		})
+	}
+}

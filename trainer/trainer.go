@@ -309,8 +309,7 @@ func (s *session) prepare(d *data.Dataset, skip int) (traj, error) {
 }
 
 // fullBatch returns every trajectory of t in one graph batch, for the
-// closed-loop passes, which do not stream: a closed loop's state at a row
-// depends on the whole trajectory before it.
+// open-loop passes over a data set of one chunk (the dense path).
 func (t *traj) fullBatch() (*graph.Batch, error) {
 	if t.full == nil {
 		full, err := graph.NewBatch(t.m, t.src.us, nil, t.src.ys)
@@ -612,29 +611,27 @@ func (t *traj) rowsAll() int {
 // closedLoopBatch returns the training trajectories with q(t) = ŷ(t−1) from
 // the current model's closed-loop simulation in place of the measured output.
 func (s *session) closedLoopBatch() (*source, error) {
-	full, err := s.train.fullBatch()
-	if err != nil {
-		return nil, err
-	}
 	if s.closed == nil {
 		var err error
 		if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
 	}
-	yh := make([]float64, full.Seqs.Total())
-	if err := s.closed.Simulate(full, s.theta, s.m.G, s.m.Lin, yh); err != nil {
+	yh := make([]float64, s.train.rowsAll())
+	if err := s.closedSim(&s.train, yh); err != nil {
 		return nil, fmt.Errorf("trainer: closed-loop gains: %w", err)
 	}
 	cl := &source{us: s.train.src.us, ys: s.train.src.ys}
-	for b := range s.train.d.Batches {
-		lo, hi := full.Seqs.Off[b], full.Seqs.Off[b+1]
+	lo := 0
+	for b, u := range s.train.src.us {
+		hi := lo + len(u)
 		for _, v := range yh[lo:hi] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, fmt.Errorf("trainer: graph: batch: trajectory %d: non-finite q", b)
 			}
 		}
 		cl.qs = append(cl.qs, data.Q(yh[lo:hi]))
+		lo = hi
 	}
 	return cl, nil
 }
@@ -817,11 +814,7 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 // closedMSE is the per-sample closed-loop simulation error of the current
 // parameters on t's scored samples (y is scratch of t's length).
 func (s *session) closedMSE(t *traj, y []float64) (float64, error) {
-	full, err := t.fullBatch()
-	if err != nil {
-		return 0, err
-	}
-	if err := s.closed.Simulate(full, s.theta, s.m.G, s.m.Lin, y); err != nil {
+	if err := s.closedSim(t, y); err != nil {
 		return 0, fmt.Errorf("trainer: closed-loop simulation: %w", err)
 	}
 	e := t.mse(y)
@@ -834,16 +827,16 @@ func (s *session) closedMSE(t *traj, y []float64) (float64, error) {
 // mse is the mean squared error of the prediction y (all of t's rows) on
 // t's scored samples.
 func (t *traj) mse(y []float64) float64 {
-	if t.skip == 0 {
-		return mse(y, t.full.Y)
-	}
-	off := t.full.Seqs.Off
-	s := 0.0
-	for i := 0; i+1 < len(off); i++ {
-		for r := off[i] + t.skip; r < off[i+1]; r++ {
-			d := y[r] - t.full.Y[r]
+	s, o := 0.0, 0
+	for _, yt := range t.src.ys {
+		for r := t.skip; r < len(yt); r++ {
+			d := y[o+r] - yt[r]
 			s += d * d
 		}
+		o += len(yt)
+	}
+	if t.skip == 0 {
+		return s / float64(len(y))
 	}
 	return s / float64(t.rows)
 }
@@ -858,8 +851,8 @@ func (s *session) bptt(ctx context.Context, k int) error {
 		clip: cfg.BPTTClip, decay: cfg.WeightDecay, countsAtStart: true,
 		lr:             func(step, total int) float64 { return oneCycle(step, total, cfg.BPTTLR) },
 		divergenceHint: "lower --bptt-lr"}
-	// The closed loop does not stream (see fullBatch): a mini-batch is its
-	// whole trajectories.
+	// The closed loop does not stream within a trajectory (see closedSim): a
+	// mini-batch is its whole trajectories.
 	lf := skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
 		return s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
 	})
@@ -878,14 +871,6 @@ func (s *session) bptt(ctx context.Context, k int) error {
 	return s.descend(ctx, k, d)
 }
 
-func mse(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return s / float64(len(a))
-}
 
 // evaluate scores the current model on validation data in closed loop and
 // keeps it when it is the best so far. After Ctrl-C (ctx done) an iterate
