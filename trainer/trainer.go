@@ -871,7 +871,6 @@ func (s *session) bptt(ctx context.Context, k int) error {
 	return s.descend(ctx, k, d)
 }
 
-
 // evaluate scores the current model on validation data in closed loop and
 // keeps it when it is the best so far. After Ctrl-C (ctx done) an iterate
 // interrupted mid-step is not scored when a scored model exists: the
