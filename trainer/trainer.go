@@ -101,7 +101,7 @@ type traj struct {
 	d    *data.Dataset
 	src  source
 	all  []int        // the indices of every trajectory
-	full *graph.Batch // every trajectory in one batch, for the closed loop; built on first use (fullBatch)
+	full *graph.Batch // every trajectory in one batch, for the dense path; built on first use (fullBatch)
 	// m is the model whose features full holds.
 	m      *model.NFIR
 	sumYY  float64     // Σy² over the scored samples
@@ -322,13 +322,14 @@ func (t *traj) fullBatch() (*graph.Batch, error) {
 }
 
 // wholeBatch concatenates the whole trajectories idx of t into one graph
-// batch (the BPTT mini-batch).
+// batch without features (the BPTT mini-batch: the closed loop computes its
+// own).
 func (s *session) wholeBatch(t *traj, idx []int) *graph.Batch {
 	ps := make([]piece, len(idx))
 	for i, b := range idx {
 		ps[i] = piece{tr: b, hi: len(t.src.us[b])}
 	}
-	return s.batch(&t.src, ps, nil)
+	return s.batchOf(&t.src, ps, nil, false)
 }
 
 // announce sends e to Config.Progress without recording it in the history:
