@@ -72,8 +72,10 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 				errs[i] = fmt.Errorf("trainer: %s: u has %d samples, y %d", b.Name(i), len(b.U), len(b.Y))
 				return
 			}
-			ys, _, err := m.SimulateContext(ctx, b.U)
-			if err != nil {
+			// SimulateInto and ForwardInto hold the output only, not the
+			// gains: m_N values per sample of a record of millions.
+			ys := make([]float64, len(b.U))
+			if err := m.SimulateInto(ctx, b.U, ys); err != nil {
 				errs[i] = err
 				return
 			}
@@ -89,7 +91,8 @@ func EvaluateContext(ctx context.Context, m *model.NFIR, d *data.Dataset, skip i
 			if errs[i] = ctx.Err(); errs[i] != nil {
 				return
 			}
-			yo, err := m.Forward(b.U, data.Q(b.Y))
+			yo := ys // the closed-loop output is scored: its buffer is free
+			err := m.ForwardInto(ctx, b.U, data.Q(b.Y), yo)
 			if err == nil {
 				open[i], err = model.Fit(target, yo, skip)
 				openN[i] = nrmseFit(target, yo, skip)

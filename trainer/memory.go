@@ -99,22 +99,33 @@ func Bytes(b float64) string {
 // rather than killed by the runtime once it has allocated. Terms, in
 // float64s, each for every member training at a time (Config.Members):
 //
-//   - data: u and y (and y_clean) of every sample, and the lifting network's
-//     features, q and the concatenated copy of each set (3 + 2F per sample,
-//     F the features);
+//   - data: u and y (and y_clean) of every sample, held by the caller, and
+//     their scaled copy with Scale "auto" (made when the data are not at the
+//     reference scale already); the features of a small data set
+//     (featureCache);
 //   - θ_G step: the Gram matrix P and the solver's copies of it (the
 //     ridge-shifted matrix, the Newton matrix and its factor; P of the
-//     skipped samples with Skip), one accumulator per further worker, the
-//     constraint rows of the frequency grids (about 8·L² per FIR of L
-//     taps), and the forward tape of the gains of every training sample;
-//   - Adam: the tapes of the open-loop loss and gradient over a mini-batch
-//     of Batch of the longest trajectories and over the validation set;
+//     rows left out with Skip or a chunk's history, and of one chunk when
+//     the pass streams), one accumulator per further worker, the constraint
+//     rows of the frequency grids (about 8·L² per FIR of L taps), and the
+//     forward tape of the gains of one chunk (stream.go); with the
+//     closed-loop gains of an FB model, the simulated output of the training
+//     set, its fed-back copy and the tapes of the closed loop over a group
+//     of whole trajectories (closedSim);
+//   - Adam: the tapes of the open-loop loss and gradient over a chunk of a
+//     mini-batch of Batch of the longest trajectories and over a chunk of
+//     the validation set;
 //   - BPTT (or a closed-loop monitor): the tapes of the closed-loop rollout
-//     over BPTTBatch trajectories and over the validation set.
+//     over BPTTBatch whole trajectories (and their batch) and over groups of
+//     whole trajectories of the validation set, and its output;
+//   - evaluation: the closed-loop and open-loop outputs of the batches
+//     evaluated at a time (one per worker).
 //
-// The per-sample coefficients were measured on the CPU backend
-// (TestEstimateMemory checks configurations dominated by each term within a
-// factor of 2); the Go runtime's own few MiB are not counted.
+// A pass over more rows than one chunk holds the tapes of a full chunk
+// (shared by every streamed pass) and of its last, shorter chunk, so the
+// open-loop terms stop growing with the record there. The per-sample coefficients were measured on the
+// CPU backend (TestEstimateMemory checks configurations dominated by each
+// term within a factor of 2); the Go runtime's own few MiB are not counted.
 func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	const f8 = 8.0
 	st := cfg.Structure
@@ -129,6 +140,7 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	evalWorkers := float64(workers)
 	par := 1.0 // members training at a time, each with its own session
 	if cfg.Members > 1 {
 		par = float64(min(cfg.Members, workers))
@@ -143,12 +155,50 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	if shape.Clean {
 		cols = 3
 	}
+	C := float64(chunkRows)
+	// own is the rows of the graph tapes a pass over n rows has to itself:
+	// all n on the dense path; streamed, the last, shorter chunk (C/2 on
+	// average), beside the graph of a full chunk, which every streamed pass
+	// shares (the graphs are cached by rows).
+	shared := 0.0
+	own := func(n float64) float64 {
+		if n <= C {
+			return n
+		}
+		shared = C
+		return C / 2
+	}
+	// group is the rows of the closed-loop tapes of a pass over n rows,
+	// simulated in groups of whole trajectories (closedSim): all n when they
+	// fit in a chunk, else about two groups' worth.
+	group := func(n float64) float64 {
+		if n <= C {
+			return n
+		}
+		return min(n, 2*max(C, float64(shape.Longest)))
+	}
+	perClosed := F + 4 + 2*(hidden+mN)
 	nets := st.Branches > 0
-	dataPart := MemoryPart{Name: "data", Bytes: f8 * (cols + par*(3+2*F)) * (St + Sv),
+	copies := 1.0
+	if cfg.Scale == ScaleAuto {
+		copies = 2
+	}
+	cached := 0.0
+	if nets {
+		for _, n := range []float64{St, Sv} {
+			if n*F <= featureCache {
+				cached += n * F
+			}
+		}
+	}
+	dataPart := MemoryPart{Name: "data", Bytes: f8 * (copies*cols*(St+Sv) + par*cached),
 		Flags: "shorter records in --data/--val, --members"}
 
 	gramMats := (4 + float64(workers-1)) * nt * nt
-	if cfg.Skip > 0 {
+	if cfg.Skip > 0 || St > C {
+		gramMats += nt * nt
+	}
+	if St > C {
 		gramMats += nt * nt
 	}
 	grid := 0.0
@@ -157,9 +207,11 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	}
 	gains := 0.0
 	if nets {
-		gains = (F + 2 + 2*(hidden+mN)) * St
+		gains = (F + 2 + 2*(hidden+mN)) * own(St)
 		if st.Feedback && cfg.Iters > 1 && cfg.GramGains != GramGainsData {
-			gains += (F + 3 + mN) * St // the closed-loop candidate's batch and gains
+			// the closed-loop candidate: its output and fed-back copy, and
+			// the tapes of its simulation
+			gains += 2*St + perClosed*group(St)
 		}
 	}
 	thetaG := MemoryPart{Name: "theta_g (Gram matrices and gains)", Bytes: par * f8 * (gramMats + grid + gains),
@@ -171,17 +223,22 @@ func EstimateMemory(cfg Config, shape DataShape) MemoryEstimate {
 	adam := MemoryPart{Name: "adam tapes", Flags: "--batch, --hidden, --branches, --members"}
 	if nets && cfg.Epochs > 0 && (cfg.Iters > 1 || cfg.BPTTEpochs == 0) {
 		perOpen := F + 4 + 3*(hidden+mN) + 3*mN
-		adam.Bytes = par * f8 * perOpen * (batchRows(cfg.Batch) + watched)
+		adam.Bytes = par * f8 * perOpen * (own(batchRows(cfg.Batch)) + own(watched) + shared)
+	} else if shared > 0 {
+		thetaG.Bytes += par * f8 * (F + 2 + 2*(hidden+mN)) * shared
 	}
 	bptt := MemoryPart{Name: "bptt tapes", Flags: "--bptt-batch, --hidden, --branches, --members"}
-	perClosed := F + 4 + 2*(hidden+mN)
 	if nets && cfg.BPTTEpochs > 0 {
-		bptt.Bytes = par * f8 * perClosed * (batchRows(cfg.BPTTBatch) + watched)
+		bptt.Bytes = par * f8 * ((perClosed+F+2)*batchRows(cfg.BPTTBatch) + perClosed*group(watched) + watched)
 	} else if nets && st.Feedback && cfg.Monitor == MonitorClosed {
 		bptt.Name = "closed-loop monitor"
-		bptt.Bytes = par * f8 * perClosed * watched
+		bptt.Bytes = par * f8 * (perClosed*group(watched) + watched)
 	}
-	e := MemoryEstimate{Parts: []MemoryPart{dataPart, thetaG, adam, bptt}}
+	eval := MemoryPart{Name: "evaluation", Flags: "shorter records in --val, --workers"}
+	if Sv > 0 {
+		eval.Bytes = f8 * 3 * float64(shape.Longest) * min(evalWorkers, float64(shape.ValBatches))
+	}
+	e := MemoryEstimate{Parts: []MemoryPart{dataPart, thetaG, adam, bptt, eval}}
 	for _, p := range e.Parts {
 		e.Total += p.Bytes
 	}

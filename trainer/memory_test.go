@@ -78,11 +78,14 @@ var memoryCases = []struct {
 	{"adam", model.Structure{Branches: 8, Taps: 10, R1: 2, R2: 2, Hidden: []int{32, 32}, Feedback: true}, "sampled", 20, 5000, 8, 0},
 	{"adam-narrow", model.Structure{Branches: 8, Taps: 10, R1: 2, R2: 2, Hidden: []int{8, 8}, Feedback: true}, "sampled", 20, 5000, 1, 0},
 	{"bptt", model.Structure{Branches: 8, Taps: 10, R1: 2, R2: 2, Hidden: []int{32, 32}, Feedback: true}, "sampled", 20, 5000, 8, 1},
+	// records longer than a chunk: the open-loop passes stream (stream.go)
+	{"stream", model.Structure{Branches: 4, Taps: 20, R1: 1, R2: 1, Hidden: []int{8, 8}, Feedback: true}, "none", 4, 150_000, 8, 0},
 }
 
 // TestEstimateMemory: the estimate is within a factor of 2 of the heap a
 // training run measurably uses, for runs dominated by the Gram matrices, by
-// the Adam tapes and by the BPTT tapes. Each case runs in a process of its
+// the Adam tapes, by the BPTT tapes and by the tapes of streamed passes
+// over records longer than a chunk. Each case runs in a process of its
 // own (this test binary again), so that one case's freed memory, reused by
 // the next, does not hide part of its peak.
 func TestEstimateMemory(t *testing.T) {

@@ -94,12 +94,16 @@ type session struct {
 	lastEval int
 }
 
-// traj holds a data set's trajectories with their precomputed open-loop
-// features, so that mini-batches are concatenations and need no recomputation.
+// traj holds a data set's trajectories, the source of the chunks of the
+// open-loop passes (stream.go), with the features of a small set
+// precomputed so that its mini-batches are concatenations.
 type traj struct {
-	d      *data.Dataset
-	x      [][]float64 // per trajectory features (rows × F)
-	full   *graph.Batch
+	d    *data.Dataset
+	src  source
+	all  []int        // the indices of every trajectory
+	full *graph.Batch // every trajectory in one batch, for the dense path; built on first use (fullBatch)
+	// m is the model whose features full holds.
+	m      *model.NFIR
 	sumYY  float64     // Σy² over the scored samples
 	rows   int         // number of scored samples
 	skip   int         // samples at the start of each trajectory that are not scored
@@ -275,14 +279,22 @@ func backend(cfg Config) (kernels.Backend, error) {
 }
 
 // prepare builds the trajectories of d; the first skip samples of each are
-// left out of its scores.
+// left out of its scores. The data are not copied: the chunks of a pass
+// are cut from them (stream.go).
 func (s *session) prepare(d *data.Dataset, skip int) (traj, error) {
-	t := traj{d: d, skip: skip}
-	var us, qs, ys [][]float64
+	t := traj{d: d, skip: skip, m: s.m}
+	rows := 0
+	for i, b := range d.Batches {
+		t.src.us, t.src.ys = append(t.src.us, b.U), append(t.src.ys, b.Y)
+		t.all = append(t.all, i)
+		rows += len(b.U)
+	}
+	if s.cfg.Structure.Branches > 0 && rows*s.m.NumFeatures() <= featureCache {
+		for _, b := range d.Batches {
+			t.src.x = append(t.src.x, s.m.Features(b.U, data.Q(b.Y)))
+		}
+	}
 	for _, b := range d.Batches {
-		q := data.Q(b.Y)
-		us, qs, ys = append(us, b.U), append(qs, q), append(ys, b.Y)
-		t.x = append(t.x, s.m.Features(b.U, q))
 		for _, v := range b.Y[skip:] {
 			t.sumYY += v * v
 		}
@@ -293,27 +305,31 @@ func (s *session) prepare(d *data.Dataset, skip int) (traj, error) {
 			t.target = append(t.target, b.Y)
 		}
 	}
-	full, err := graph.NewBatch(s.m, us, qs, ys)
-	if err != nil {
-		return t, fmt.Errorf("trainer: %w", err)
-	}
-	t.full = full
 	return t, nil
 }
 
-// batch concatenates the trajectories idx of t into one graph batch.
-func (t *traj) batch(idx []int) *graph.Batch {
-	lens := make([]int, len(idx))
-	var x, u, y []float64
-	for i, b := range idx {
-		bt := t.d.Batches[b]
-		lens[i] = len(bt.U)
-		x = append(x, t.x[b]...)
-		u = append(u, bt.U...)
-		y = append(y, bt.Y...)
+// fullBatch returns every trajectory of t in one graph batch, for the
+// open-loop passes over a data set of one chunk (the dense path).
+func (t *traj) fullBatch() (*graph.Batch, error) {
+	if t.full == nil {
+		full, err := graph.NewBatch(t.m, t.src.us, nil, t.src.ys)
+		if err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
+		t.full = full
 	}
-	seqs, _ := kernels.NewSeqs(lens...) // lengths come from validated data
-	return &graph.Batch{Seqs: seqs, X: x, U: u, Y: y}
+	return t.full, nil
+}
+
+// wholeBatch concatenates the whole trajectories idx of t into one graph
+// batch without features (the BPTT mini-batch: the closed loop computes its
+// own).
+func (s *session) wholeBatch(t *traj, idx []int) *graph.Batch {
+	ps := make([]piece, len(idx))
+	for i, b := range idx {
+		ps[i] = piece{tr: b, hi: len(t.src.us[b])}
+	}
+	return s.batchOf(&t.src, ps, nil, false)
 }
 
 // announce sends e to Config.Progress without recording it in the history:
@@ -401,10 +417,10 @@ func (s *session) blocks(kind convex.Kind) []convex.Block {
 func (s *session) thetaG(ctx context.Context, k int) error {
 	st := s.cfg.Structure
 	type cand struct {
-		name  string
-		batch *graph.Batch
+		name string
+		src  *source
 	}
-	cands := []cand{{"data", s.train.full}}
+	cands := []cand{{"data", &s.train.src}}
 	if mode := s.cfg.GramGains; st.Feedback && st.Branches > 0 && k > 0 && mode != GramGainsData {
 		cl, err := s.closedLoopBatch()
 		if err != nil {
@@ -425,7 +441,7 @@ func (s *session) thetaG(ctx context.Context, k int) error {
 	bestErr, bestName := math.Inf(1), ""
 	var scores []string
 	for _, c := range cands {
-		step, err := s.solveG(ctx, c.batch)
+		step, err := s.solveG(ctx, c.src)
 		if err != nil {
 			return err
 		}
@@ -496,46 +512,17 @@ func (s *session) setTaps(x []float64) {
 	copy(s.m.Lin, x[st.Branches*st.Taps:])
 }
 
-// solveG fits θ_G to the gains of batch: Gram assembly, then the convex
-// (or KYP) solver, warm-started from the previous iteration.
-func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) {
+// solveG fits θ_G to the gains of the trajectories of src: Gram assembly
+// (streamed over chunks of them), then the convex (or KYP) solver,
+// warm-started from the previous iteration.
+func (s *session) solveG(ctx context.Context, src *source) (gStep, error) {
 	st := s.cfg.Structure
-	rows := full.Seqs.Total()
-	n := make([]float64, rows*st.Branches)
-	if st.Branches > 0 {
-		if err := s.open.Gains(full, s.theta, n); err != nil {
-			return gStep{}, fmt.Errorf("trainer: gains: %w", err)
-		}
-	}
 	nt := st.Branches*st.Taps + st.LinearTaps
 	P := make([]float64, nt*nt)
 	b := make([]float64, nt)
-	yy, err := gram(ctx, s.be, full.Seqs, st.Branches, st.Taps, st.LinearTaps, full.U, n, full.Y, P, b)
+	yy, err := s.streamGram(ctx, src, s.cfg.Skip, P, b)
 	if err != nil {
-		return gStep{}, fmt.Errorf("trainer: Gram matrix: %w", err)
-	}
-	if pre := prefix(full, s.cfg.Skip); pre != nil {
-		// The rows Skip leaves out (see skip.go).
-		np := make([]float64, pre.Rows()*st.Branches)
-		if st.Branches > 0 {
-			if err := s.open.Gains(pre, s.theta, np); err != nil {
-				return gStep{}, fmt.Errorf("trainer: gains: %w", err)
-			}
-		}
-		Pp := make([]float64, nt*nt)
-		bp := make([]float64, nt)
-		yp, err := gram(ctx, s.be, pre.Seqs, st.Branches, st.Taps, st.LinearTaps, pre.U, np, pre.Y, Pp, bp)
-		if err != nil {
-			return gStep{}, fmt.Errorf("trainer: Gram matrix: %w", err)
-		}
-		yy -= yp
-		for i := range P {
-			P[i] -= Pp[i]
-		}
-		for i := range b {
-			b[i] -= bp[i]
-		}
-		yy = max(yy, 0)
+		return gStep{}, err
 	}
 	prob := &convex.Problem{P: mat.NewSymDense(nt, P), B: b, GammaG: s.cfg.GammaG}
 	var step gStep
@@ -607,34 +594,45 @@ func (s *session) solveG(ctx context.Context, full *graph.Batch) (gStep, error) 
 // current parameters on the validation data (the training data without).
 func (s *session) closedLoopError() (float64, error) {
 	t := &s.train
-	if s.val.full != nil {
+	if s.val.d != nil {
 		t = &s.val
 	}
-	return s.closedMSE(t, make([]float64, t.full.Seqs.Total()))
+	return s.closedMSE(t, make([]float64, t.rowsAll()))
 }
 
-// closedLoopBatch returns the training batch with q(t) = ŷ(t−1) from the
-// current model's closed-loop simulation in place of the measured output.
-func (s *session) closedLoopBatch() (*graph.Batch, error) {
-	full := s.train.full
+// rowsAll is the number of samples of t, scored or not.
+func (t *traj) rowsAll() int {
+	n := 0
+	for _, u := range t.src.us {
+		n += len(u)
+	}
+	return n
+}
+
+// closedLoopBatch returns the training trajectories with q(t) = ŷ(t−1) from
+// the current model's closed-loop simulation in place of the measured output.
+func (s *session) closedLoopBatch() (*source, error) {
 	if s.closed == nil {
 		var err error
 		if s.closed, err = graph.NewClosedLoop(s.m, s.be); err != nil {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
 	}
-	yh := make([]float64, full.Seqs.Total())
-	if err := s.closed.Simulate(full, s.theta, s.m.G, s.m.Lin, yh); err != nil {
+	yh := make([]float64, s.train.rowsAll())
+	if err := s.closedSim(&s.train, yh); err != nil {
 		return nil, fmt.Errorf("trainer: closed-loop gains: %w", err)
 	}
-	var us, qs, ys [][]float64
-	for b, bt := range s.train.d.Batches {
-		lo, hi := full.Seqs.Off[b], full.Seqs.Off[b+1]
-		us, qs, ys = append(us, bt.U), append(qs, data.Q(yh[lo:hi])), append(ys, bt.Y)
-	}
-	cl, err := graph.NewBatch(s.m, us, qs, ys)
-	if err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+	cl := &source{us: s.train.src.us, ys: s.train.src.ys}
+	lo := 0
+	for b, u := range s.train.src.us {
+		hi := lo + len(u)
+		for _, v := range yh[lo:hi] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("trainer: graph: batch: trajectory %d: non-finite q", b)
+			}
+		}
+		cl.qs = append(cl.qs, data.Q(yh[lo:hi]))
+		lo = hi
 	}
 	return cl, nil
 }
@@ -655,8 +653,10 @@ type descent struct {
 	patience      int
 	clip, decay   float64
 	lr            func(step, total int) float64
-	lossGrad      lossGradFunc            // over the scored rows (skipLoss)
-	validate      func() (float64, error) // per-sample validation error; nil: watch trainMSE
+	// lossGrad is the mean loss over the scored rows of the training
+	// trajectories idx, its gradient (into grad) and the number of rows.
+	lossGrad func(idx []int, grad []float64) (float64, int, error)
+	validate func() (float64, error) // per-sample validation error; nil: watch trainMSE
 	// trainMSE is the per-sample training error of the current θ, watched
 	// when there is no validation data. It is measured after the epoch, not
 	// accumulated during it: the running loss of an epoch belongs to the
@@ -701,12 +701,10 @@ func (s *session) descend(ctx context.Context, k int, d descent) error {
 			if err := ctx.Err(); err != nil { // a minibatch of a long record can take seconds
 				return err
 			}
-			b := s.train.batch(idx[lo:min(lo+d.batch, nb)])
-			loss, err := d.lossGrad(b, grad)
+			loss, r, err := d.lossGrad(idx[lo:min(lo+d.batch, nb)], grad)
 			if err != nil {
 				return fmt.Errorf("trainer: %s: %w", d.stage, err)
 			}
-			r := scoredRows(b.Seqs, s.cfg.Skip)
 			sse += loss * float64(r)
 			rows += r
 			optim.ClipNorm(grad, d.clip)
@@ -749,35 +747,63 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 	cfg := s.cfg
 	d := descent{stage: "adam", epochs: cfg.Epochs, batch: cfg.Batch, patience: cfg.Patience,
 		clip: cfg.Clip, decay: cfg.WeightDecay,
-		lr: func(int, int) float64 { return cfg.LR },
-		lossGrad: skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
-			return s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
-		}),
+		lr:             func(int, int) float64 { return cfg.LR },
 		divergenceHint: "lower --lr or --clip"}
-	if s.val.full != nil {
-		scratch := make([]float64, len(s.theta))
-		yv := make([]float64, s.val.full.Seqs.Total())
+	lf := func(b *graph.Batch, grad []float64) (float64, error) {
+		return s.open.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+	}
+	var buf graph.Batch
+	d.lossGrad = func(idx []int, grad []float64) (float64, int, error) {
+		return s.streamLossGrad(&s.train.src, idx, cfg.Skip, lf, grad, &buf)
+	}
+	if s.val.d != nil {
+		var scratch, yv []float64
 		closed := s.closed != nil && cfg.Structure.Feedback && cfg.Monitor == MonitorClosed
 		d.validate = func() (float64, error) {
 			if closed {
+				yv = grow(yv, s.val.rowsAll())
 				return s.closedMSE(&s.val, yv)
 			}
+			if e, ok, err := s.streamOutputMSE(&s.val); ok || err != nil {
+				if err != nil {
+					return 0, fmt.Errorf("trainer: validation: %w", err)
+				}
+				return e, nil
+			}
+			// One chunk: the dense path.
+			full, err := s.val.fullBatch()
+			if err != nil {
+				return 0, err
+			}
 			if s.val.skip > 0 {
-				if err := s.open.Output(s.val.full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
+				yv = grow(yv, full.Rows())
+				if err := s.open.Output(full, s.theta, s.m.G, s.m.Lin, yv); err != nil {
 					return 0, fmt.Errorf("trainer: validation: %w", err)
 				}
 				return s.val.mse(yv), nil
 			}
-			vl, err := s.open.LossGrad(s.val.full, s.theta, s.m.G, s.m.Lin, scratch)
+			scratch = grow(scratch, len(s.theta))
+			vl, err := s.open.LossGrad(full, s.theta, s.m.G, s.m.Lin, scratch)
 			if err != nil {
 				return 0, fmt.Errorf("trainer: validation: %w", err)
 			}
 			return vl, nil
 		}
 	} else {
-		y := make([]float64, s.train.full.Seqs.Total())
+		var y []float64
 		d.trainMSE = func() (float64, error) {
-			if err := s.open.Output(s.train.full, s.theta, s.m.G, s.m.Lin, y); err != nil {
+			if e, ok, err := s.streamOutputMSE(&s.train); ok || err != nil {
+				if err != nil {
+					return 0, fmt.Errorf("trainer: training error: %w", err)
+				}
+				return e, nil
+			}
+			full, err := s.train.fullBatch()
+			if err != nil {
+				return 0, err
+			}
+			y = grow(y, full.Rows())
+			if err := s.open.Output(full, s.theta, s.m.G, s.m.Lin, y); err != nil {
 				return 0, fmt.Errorf("trainer: training error: %w", err)
 			}
 			return s.train.mse(y), nil
@@ -789,7 +815,7 @@ func (s *session) adamStep(ctx context.Context, k int) error {
 // closedMSE is the per-sample closed-loop simulation error of the current
 // parameters on t's scored samples (y is scratch of t's length).
 func (s *session) closedMSE(t *traj, y []float64) (float64, error) {
-	if err := s.closed.Simulate(t.full, s.theta, s.m.G, s.m.Lin, y); err != nil {
+	if err := s.closedSim(t, y); err != nil {
 		return 0, fmt.Errorf("trainer: closed-loop simulation: %w", err)
 	}
 	e := t.mse(y)
@@ -802,16 +828,16 @@ func (s *session) closedMSE(t *traj, y []float64) (float64, error) {
 // mse is the mean squared error of the prediction y (all of t's rows) on
 // t's scored samples.
 func (t *traj) mse(y []float64) float64 {
-	if t.skip == 0 {
-		return mse(y, t.full.Y)
-	}
-	off := t.full.Seqs.Off
-	s := 0.0
-	for i := 0; i+1 < len(off); i++ {
-		for r := off[i] + t.skip; r < off[i+1]; r++ {
-			d := y[r] - t.full.Y[r]
+	s, o := 0.0, 0
+	for _, yt := range t.src.ys {
+		for r := t.skip; r < len(yt); r++ {
+			d := y[o+r] - yt[r]
 			s += d * d
 		}
+		o += len(yt)
+	}
+	if t.skip == 0 {
+		return s / float64(len(y))
 	}
 	return s / float64(t.rows)
 }
@@ -824,28 +850,26 @@ func (s *session) bptt(ctx context.Context, k int) error {
 	cfg := s.cfg
 	d := descent{stage: "bptt", epochs: cfg.BPTTEpochs, batch: cfg.BPTTBatch, patience: cfg.BPTTPatience,
 		clip: cfg.BPTTClip, decay: cfg.WeightDecay, countsAtStart: true,
-		lr: func(step, total int) float64 { return oneCycle(step, total, cfg.BPTTLR) },
-		lossGrad: skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
-			return s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
-		}),
+		lr:             func(step, total int) float64 { return oneCycle(step, total, cfg.BPTTLR) },
 		divergenceHint: "lower --bptt-lr"}
-	if s.val.full != nil {
-		yv := make([]float64, s.val.full.Seqs.Total())
+	// The closed loop does not stream within a trajectory (see closedSim): a
+	// mini-batch is its whole trajectories.
+	lf := skipLoss(cfg.Skip, func(b *graph.Batch, grad []float64) (float64, error) {
+		return s.closed.LossGrad(b, s.theta, s.m.G, s.m.Lin, grad)
+	})
+	d.lossGrad = func(idx []int, grad []float64) (float64, int, error) {
+		b := s.wholeBatch(&s.train, idx)
+		loss, err := lf(b, grad)
+		return loss, scoredRows(b.Seqs, cfg.Skip), err
+	}
+	if s.val.d != nil {
+		yv := make([]float64, s.val.rowsAll())
 		d.validate = func() (float64, error) { return s.closedMSE(&s.val, yv) }
 	} else {
-		y := make([]float64, s.train.full.Seqs.Total())
+		y := make([]float64, s.train.rowsAll())
 		d.trainMSE = func() (float64, error) { return s.closedMSE(&s.train, y) }
 	}
 	return s.descend(ctx, k, d)
-}
-
-func mse(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		d := a[i] - b[i]
-		s += d * d
-	}
-	return s / float64(len(a))
 }
 
 // evaluate scores the current model on validation data in closed loop and
