@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/searchdir"
 	"github.com/passivenfir/gputrain/trainer"
@@ -19,6 +20,11 @@ import (
 
 // searchDirPoll is how often --search-wait looks for finished trials.
 var searchDirPoll = 2 * time.Second
+
+// searchLoopConfig is the loop family's configuration in a structure
+// search (a test shortens it; the loop trials under --search-dir pass its
+// epochs as --loop-epochs and refuse other changes).
+var searchLoopConfig = loop.DefaultConfig
 
 type searchDirFlags struct {
 	dir  string
@@ -28,8 +34,8 @@ type searchDirFlags struct {
 
 func addSearchDirFlags(fs *flag.FlagSet) *searchDirFlags {
 	f := &searchDirFlags{fs: fs}
-	fs.StringVar(&f.dir, "search-dir", "", "run the structure search's rungs as sweeps in this folder: DIR/rung-K/plan.json, one trial per candidate, --workers at a time through the sweep runner; finished trials are kept, so the same command resumes a stopped search, and the result is the search's without the folder")
-	fs.BoolVar(&f.wait, "search-wait", false, "with --search-dir: run no trial here, but wait for other machines to run each rung's trials ('gputrain sweep run --plan DIR/rung-K/plan.json', a Slurm array or a Kubernetes Indexed Job; the commands are printed) and go on when they are done")
+	fs.StringVar(&f.dir, "search-dir", "", "run the structure search's rungs as sweeps in this folder: DIR/rung-K/plan.json, one trial per candidate, --workers at a time through the sweep runner, then DIR/loops/plan.json, one trial per loop of the loop family, one at a time with --workers each (a loop's result depends on them); finished trials are kept, so the same command resumes a stopped search, and the result is the search's without the folder")
+	fs.BoolVar(&f.wait, "search-wait", false, "with --search-dir: run no trial here, but wait for other machines to run each rung's trials ('gputrain sweep run --plan DIR/rung-K/plan.json', then DIR/loops/plan.json, a Slurm array or a Kubernetes Indexed Job; the commands are printed) and go on when they are done")
 	return f
 }
 
