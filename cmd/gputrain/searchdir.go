@@ -5,8 +5,10 @@ package main
 // sweep runner or by a cluster's array jobs, resumable.
 
 import (
+	"cmp"
 	"errors"
 	"flag"
+	"fmt"
 	"runtime"
 	"strings"
 	"time"
@@ -64,12 +66,22 @@ func (f *searchDirFlags) use(sj *searchJob, cfg trainer.Config, train, val *data
 		return usagef("--search-dir %s: no structure search runs without validation data; give --val FILE", f.dir)
 	}
 	record := cfg.Settings()
-	delete(record, "workers") // the trials train on one worker each: resume with any number
-	t, err := searchdir.Open(f.dir, train, val, map[string]any{
+	delete(record, "workers") // the rungs' trials train on one worker each: resume with any number
+	identity := map[string]any{
 		"settings": record, "budget": sj.opt.Budget, "fixed": sj.fixed, "auto_decay": sj.opt.AutoDecay, "max_taps": sj.opt.MaxTaps,
-	})
+	}
+	if sj.opt.Loop != nil && sj.fixed == (search.Fixed{}) {
+		// A loop splits its gradients over its workers, so its trial's
+		// result depends on them: a resumed search must use as many.
+		identity["loop_workers"] = cmp.Or(sj.opt.Loop.Workers, sj.opt.Workers, runtime.GOMAXPROCS(0))
+	}
+	t, err := searchdir.Open(f.dir, train, val, identity)
 	if errors.Is(err, searchdir.ErrOther) {
-		return usagef("--search-dir %s: %s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "))
+		hint := ""
+		if w, ok := identity["loop_workers"]; ok {
+			hint = fmt.Sprintf(" (the loop family's trials depend on --workers, %d here: resume with the count the search started with)", w)
+		}
+		return usagef("--search-dir %s: %s%s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "), hint)
 	}
 	if err != nil {
 		return usagef("--search-dir %s: %s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "))

@@ -37,7 +37,8 @@ func shortLoops(t *testing.T, epochs int) {
 // search's --workers), and chooses the same model with the same table,
 // loop rows and their validation Fits included, bit for bit, as the search
 // in one process. Run again, it trains nothing and changes no file; with
-// another --workers, which changes the loops, it refuses the folder.
+// another --workers, which changes the loops, it refuses the folder before
+// training anything.
 func TestSearchDirLoops(t *testing.T) {
 	shortLoops(t, 2)
 	dir := t.TempDir()
@@ -83,8 +84,11 @@ func TestSearchDirLoops(t *testing.T) {
 	}
 
 	code, _, stderr := cli(t, searchLoopArgs(train, val, filepath.Join(dir, "other.json"), "--search-dir", sd, "--workers", "1")...)
-	if code == 0 || !strings.Contains(stderr, "--workers 1") {
-		t.Errorf("another --workers: exit %d, %q; want a refusal naming --workers 1", code, stderr)
+	if code != 2 || !strings.Contains(stderr, "holds another search") || !strings.Contains(stderr, "--workers, 1 here") {
+		t.Errorf("another --workers: exit %d, %q; want 2, the folder refused, the workers named", code, stderr)
+	}
+	if after := fileTimes(t, sd); !reflect.DeepEqual(after, before) {
+		t.Errorf("the refused run changed the folder")
 	}
 }
 
