@@ -122,7 +122,8 @@ func (t *Trainer) TrainLoops(ctx context.Context, loops search.Loops, _, val *da
 	if plan, err = sweep.ReadPlan(planPath); err != nil {
 		return err
 	}
-	r := &sweep.Runner{Plan: plan, Dir: dir, Train: t.Train}
+	// A loop trains for minutes: a line as each finishes.
+	r := &sweep.Runner{Plan: plan, Dir: dir, Train: t.Train, Log: t.Log}
 	pending := r.Pending(sweep.Shard{})
 	t.logf("loops: %d trials in %s, %d finished before", len(plan.Trials), planPath, len(plan.Trials)-len(pending))
 	codes := map[int]int{}
