@@ -38,15 +38,16 @@ type Trial struct {
 	// Data and Val are relative to the plan's folder (absolute when the
 	// data lie on another volume), so that the folder can be mounted
 	// anywhere as long as the data keep their place beside it.
-	Data string `json:"data"`
-	Val  string `json:"val,omitempty"`
-	Test string `json:"test,omitempty"` // scored by Collect only, never given to train
+	Data string  `json:"data"`
+	Val  string  `json:"val,omitempty"`
+	Test string  `json:"test,omitempty"` // scored by Collect only, never given to train
+	Ts   float64 `json:"ts,omitempty"`
+	Dir  string  `json:"dir"` // the trial's output folder, relative to the plan's
+
 	// Files are train flags by name whose values are files, relative to
 	// the plan's folder as Data is (a structure search's loop trial:
 	// loop-init, the linear FIR it starts from).
 	Files map[string]string `json:"files,omitempty"`
-	Ts    float64           `json:"ts,omitempty"`
-	Dir   string            `json:"dir"` // the trial's output folder, relative to the plan's
 }
 
 // DefaultWorkers is the --workers of a trial whose spec does not set it: a
