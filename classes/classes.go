@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -17,6 +18,10 @@ import (
 
 // ErrUnknown reports a class name or file format that is not registered.
 var ErrUnknown = errors.New("classes: unknown")
+
+// ErrSettings reports settings of a class (its flags) that cannot be used
+// together or with the data: bad input, found by Fit.
+var ErrSettings = errors.New("classes: bad settings")
 
 // Budget is how much training a class may spend: Full is its documented
 // default, Quick a smaller budget (fewer epochs, a smaller search) for a
@@ -101,6 +106,8 @@ type Flagged interface {
 type FlagSet interface {
 	IntVar(p *int, name string, value int, usage string)
 	Float64Var(p *float64, name string, value float64, usage string)
+	StringVar(p *string, name string, value string, usage string)
+	Var(value flag.Value, name string, usage string)
 }
 
 var (

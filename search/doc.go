@@ -43,4 +43,7 @@
 // complete configurations handed to a RungTrainer, Local (in this process,
 // through package trials) or package searchdir's (as the trials of a sweep
 // plan, which other machines may run), and gives the same table either way.
+// The loop family's runs likewise are complete loop configurations handed
+// to a LoopTrainer (LocalLoops, or package searchdir's), each with the
+// search's workers, over which a loop splits its gradients.
 package search

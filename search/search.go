@@ -18,7 +18,6 @@ import (
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
-	"github.com/passivenfir/gputrain/trials"
 )
 
 // ErrBudget reports a budget too small for one candidate.
@@ -63,8 +62,9 @@ type Options struct {
 	Progress func(Event)
 	// Trainer, when set, trains each rung's candidates (package searchdir:
 	// as the trials of a sweep, on this machine or a cluster); nil trains
-	// them in this process, Local{Workers}. The linear FIR's doubling and
-	// the loop shapes train in this process either way.
+	// them in this process, Local{Workers}. When it is a LoopTrainer too,
+	// it trains the loop family's runs as well (otherwise LocalLoops); the
+	// linear FIR's doubling trains in this process either way.
 	Trainer RungTrainer
 }
 
@@ -297,49 +297,32 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	if s.opt.Loop == nil || s.fixed != (Fixed{}) {
 		return nil
 	}
-	runs := loop.Runs(res.LinearTaps, s.base.Seed)
-	rows := make([]*Row, len(runs))
-	results := make([]*loop.Result, len(runs))
-	// One loop at a time, each with every worker (its gradients are split
-	// over them), through the runner of the rungs: a panic is the loop's
-	// error, and Ctrl-C starts no further loop.
-	trials.Local{Parallel: 1}.Run(ctx, len(runs), func(ctx context.Context, i int) (err error) {
-		run := runs[i]
-		st := run.Structure
-		cfg := *s.opt.Loop
-		cfg.Structure = st
-		if fir := res.linear; fir != nil && len(fir.Lin) == st.L1 {
-			// start from the convex solver's FIR: the loop then begins
-			// where the linear baseline is
-			cfg.InitLinear = fir.Lin
-		}
-		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, run.Seed, nil
-		if cfg.Workers == 0 {
-			cfg.Workers = s.opt.Workers
-		}
-		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d], seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], run.Seed)
-		t0 := time.Now()
-		row := &Row{Name: name, Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN()}
-		rows[i] = row
-		defer func() {
-			if p := recover(); p != nil {
-				row.Error = fmt.Sprintf("internal error: panic: %v", p)
-			}
-			row.Seconds = time.Since(t0).Seconds()
-			s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: name, ValFit: row.ValFit})
-		}()
-		r, err := loop.Train(ctx, cfg, s.train, s.val)
-		if r != nil {
+	loops := s.loops(res)
+	rows := make([]*Row, len(loops.Configs))
+	results := make([]*loop.Result, len(loops.Configs))
+	tr := LoopTrainer(LocalLoops{})
+	if lt, ok := s.opt.Trainer.(LoopTrainer); ok {
+		tr = lt
+	}
+	err := tr.TrainLoops(ctx, loops, s.train, s.val, func(i int, t TrainedLoop) {
+		cfg := loops.Configs[i]
+		st := cfg.Structure
+		row := &Row{Name: loops.Names[i], Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: t.Seconds}
+		if r := t.Result; r != nil {
 			row.ValFit, row.Epochs = r.ValFit, r.Epochs
 			results[i] = r
 		}
-		if err != nil && ctx.Err() == nil {
-			row.Error = err.Error() // a failed shape is a row, not the end of the search
+		if t.Err != nil && ctx.Err() == nil {
+			row.Error = t.Err.Error() // a failed shape is a row, not the end of the search
 		}
-		return err
+		rows[i] = row
+		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit})
 	})
-	trained := make([]*loop.Result, 0, len(runs))
-	idx := make([]int, 0, len(runs))
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	trained := make([]*loop.Result, 0, len(rows))
+	idx := make([]int, 0, len(rows))
 	for i, row := range rows {
 		if row == nil {
 			continue // not started: interrupted

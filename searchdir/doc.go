@@ -12,7 +12,12 @@
 // scratch, on one worker), so the search through the folder chooses the
 // model, and writes the table, that the search in one process does.
 //
-// The linear FIR's doubling (one convex solve per length) and the loop shapes
-// (which start from the linear FIR's taps, which no train flag carries) train
-// in the searching process.
+// The loop family's runs are one more plan, loops/plan.json: each trial is
+// train --model loop of one shape and seed (--loop-shape) started from the
+// linear FIR the search chose, which it writes once as loops/fir.json
+// (--loop-init), with the search's --workers, over which a loop splits its
+// gradients and on which its result therefore depends. The loops are read
+// back and chosen among (the best or their mean) as in one process. The
+// linear FIR's doubling (one convex solve per length) trains in the
+// searching process.
 package searchdir

@@ -43,6 +43,11 @@ type Trial struct {
 	Test string  `json:"test,omitempty"` // scored by Collect only, never given to train
 	Ts   float64 `json:"ts,omitempty"`
 	Dir  string  `json:"dir"` // the trial's output folder, relative to the plan's
+
+	// Files are train flags by name whose values are files, relative to
+	// the plan's folder as Data is (a structure search's loop trial:
+	// loop-init, the linear FIR it starts from).
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // DefaultWorkers is the --workers of a trial whose spec does not set it: a
@@ -174,6 +179,9 @@ func (t Trial) Args(dir string) ([]string, error) {
 	}
 	if t.Ts != 0 {
 		args = append(args, "--ts", fmt.Sprint(t.Ts))
+	}
+	for _, k := range sortedKeys(t.Files) {
+		args = append(args, "--"+k+"="+inDir(dir, t.Files[k]))
 	}
 	for _, k := range sortedKeys(t.Settings) {
 		v, err := flagText(t.Settings[k])

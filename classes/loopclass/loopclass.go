@@ -12,13 +12,18 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 )
 
 // Class is the class "loop".
 var Class classes.Class = class{}
 
-type class struct{ Memory, Epochs int }
+type class struct {
+	Memory, Epochs, Skip int
+	Shape                Shape
+	Init                 string // a linear FIR model file
+}
 
 func (class) Name() string { return "loop" }
 func (class) About() string {
@@ -28,25 +33,49 @@ func (class) About() string {
 func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Memory, "loop-memory", 0, "--model loop: taps of the forward linear FIR, the scale of every other memory (0: the passive FIR's length chosen on validation data)")
 	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: loop.DefaultConfig's; early stopping on validation data)")
+	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or their mean), or one shape, sized or wide, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
+	fs.StringVar(&c.Init, "loop-init", "", "--model loop: a passive linear FIR model file (--branches 0): its length is the memory and the forward FIR starts from its taps, instead of the FIR chosen on validation data (the structure search writes DIR/loops/fir.json for its loop trials)")
+	fs.IntVar(&c.Skip, "loop-skip", 0, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR)")
 	return func() classes.Class { return c }
 }
 
-func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
-	L := c.Memory
-	if L < 0 {
-		return nil, fmt.Errorf("loopclass: memory %d must be ≥ 0", L)
-	}
-	var initLin []float64 // the loop starts from the FIR it is sized by
-	if L == 0 {
-		fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
-		fcfg.Scale, fcfg.Decay = trainer.ScaleAuto, 0
-		fcfg.Seed, fcfg.Workers, fcfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
-		fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
-		if fir == nil {
-			return nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
+// linear is the passive linear FIR the loop is sized by and starts from:
+// the one of --loop-init, or the one chosen on validation data when
+// --loop-memory is not given (nil taps: the memory is given).
+func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (L int, taps []float64, err error) {
+	switch {
+	case c.Memory < 0:
+		return 0, nil, fmt.Errorf("%w: --loop-memory %d must be ≥ 0", classes.ErrSettings, c.Memory)
+	case c.Skip < 0:
+		return 0, nil, fmt.Errorf("%w: --loop-skip %d must be ≥ 0", classes.ErrSettings, c.Skip)
+	case c.Init != "" && c.Memory > 0:
+		return 0, nil, fmt.Errorf("%w: --loop-memory %d and --loop-init %s: the FIR's length is the memory; give one", classes.ErrSettings, c.Memory, c.Init)
+	case c.Init != "":
+		fir, _, err := model.Load(c.Init)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%w: --loop-init: %w", classes.ErrSettings, err)
 		}
-		L = fir.Model.LinearTaps
-		initLin = fir.Model.Lin
+		if fir.Branches != 0 || fir.LinearTaps == 0 {
+			return 0, nil, fmt.Errorf("%w: --loop-init %s: a model of %d branches and %d linear taps; want a linear FIR (--branches 0)", classes.ErrSettings, c.Init, fir.Branches, fir.LinearTaps)
+		}
+		return fir.LinearTaps, fir.Lin, nil
+	case c.Memory > 0:
+		return c.Memory, nil, nil
+	}
+	fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
+	fcfg.Scale, fcfg.Decay = trainer.ScaleAuto, 0
+	fcfg.Seed, fcfg.Workers, fcfg.ValSkip, fcfg.Skip = opt.Seed, opt.Workers, opt.ValSkip, c.Skip
+	fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
+	if fir == nil {
+		return 0, nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
+	}
+	return fir.Model.LinearTaps, fir.Model.Lin, nil
+}
+
+func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
+	L, initLin, err := c.linear(ctx, train, val, opt)
+	if err != nil {
+		return nil, err
 	}
 	base := loop.DefaultConfig()
 	if opt.Budget == classes.Quick {
@@ -55,13 +84,18 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	if c.Epochs > 0 {
 		base.Epochs = c.Epochs
 	}
-	base.Seed, base.Workers, base.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
+	base.Seed, base.Workers, base.ValSkip, base.Skip = opt.Seed, opt.Workers, opt.ValSkip, c.Skip
+	runs := loop.Runs(L, opt.Seed)
+	if c.Shape != AllShapes {
+		runs = []loop.Run{{Structure: c.Shape.Structure(L), Seed: opt.Seed}}
+	}
 	var trained []*loop.Result
-	for _, run := range loop.Runs(L, opt.Seed) {
+	for _, run := range runs {
 		st := run.Structure
 		cfg := base
 		cfg.Structure, cfg.Seed = st, run.Seed
 		if len(initLin) == st.L1 {
+			// the loop starts from the FIR it is sized by (as the search's)
 			cfg.InitLinear = initLin
 		}
 		if opt.Progress != nil {
@@ -70,6 +104,9 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			}
 		}
 		res, err := loop.Train(ctx, cfg, train, val)
+		if res != nil && c.Shape != AllShapes {
+			return &Model{Mean: loop.Mean{res.Model}, Epochs: res.Epochs}, err // one loop: nothing to choose
+		}
 		if res != nil {
 			trained = append(trained, res)
 		}
@@ -81,7 +118,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			if cerr != nil {
 				return nil, err
 			}
-			return &Model{m}, err
+			return &Model{Mean: m}, err
 		}
 	}
 	// The shapes and seeds err in different ways: their mean is kept when
@@ -93,12 +130,21 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	if opt.Progress != nil && mean {
 		opt.Progress(fmt.Sprintf("loop: the mean of the %d loops scores %.2f%% on validation, better than each: kept", len(m), fit))
 	}
-	return &Model{m}, nil
+	return &Model{Mean: m}, nil
 }
 
 // Model is a trained loop, or the mean of several (loop.Mean): a mean of
 // one loop is the loop.
-type Model struct{ loop.Mean }
+type Model struct {
+	loop.Mean
+	// Epochs is the number of epochs a single loop trained (--loop-shape
+	// sized or wide), which train --json reports; 0 otherwise, and for a
+	// model read from a file.
+	Epochs int
+}
+
+// EpochsRun is Epochs: the epochs that trained one loop, 0 when unknown.
+func (m *Model) EpochsRun() int { return m.Epochs }
 
 func (*Model) Class() string { return "loop" }
 
@@ -159,7 +205,7 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Model{loop.Mean{l}}, nil
+		return &Model{Mean: loop.Mean{l}}, nil
 	}
 	var mp meanParams
 	if err := classes.DecodeStrict(raw, &mp); err != nil {
@@ -176,7 +222,7 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 		}
 		m = append(m, l)
 	}
-	return &Model{m}, nil
+	return &Model{Mean: m}, nil
 }
 
 func fromParams(p params) (*loop.Model, error) {

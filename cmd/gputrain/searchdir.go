@@ -5,13 +5,16 @@ package main
 // sweep runner or by a cluster's array jobs, resumable.
 
 import (
+	"cmp"
 	"errors"
 	"flag"
+	"fmt"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/searchdir"
 	"github.com/passivenfir/gputrain/trainer"
@@ -19,6 +22,11 @@ import (
 
 // searchDirPoll is how often --search-wait looks for finished trials.
 var searchDirPoll = 2 * time.Second
+
+// searchLoopConfig is the loop family's configuration in a structure
+// search (a test shortens it; the loop trials under --search-dir pass its
+// epochs as --loop-epochs and refuse other changes).
+var searchLoopConfig = loop.DefaultConfig
 
 type searchDirFlags struct {
 	dir  string
@@ -28,8 +36,8 @@ type searchDirFlags struct {
 
 func addSearchDirFlags(fs *flag.FlagSet) *searchDirFlags {
 	f := &searchDirFlags{fs: fs}
-	fs.StringVar(&f.dir, "search-dir", "", "run the structure search's rungs as sweeps in this folder: DIR/rung-K/plan.json, one trial per candidate, --workers at a time through the sweep runner; finished trials are kept, so the same command resumes a stopped search, and the result is the search's without the folder")
-	fs.BoolVar(&f.wait, "search-wait", false, "with --search-dir: run no trial here, but wait for other machines to run each rung's trials ('gputrain sweep run --plan DIR/rung-K/plan.json', a Slurm array or a Kubernetes Indexed Job; the commands are printed) and go on when they are done")
+	fs.StringVar(&f.dir, "search-dir", "", "run the structure search's rungs as sweeps in this folder: DIR/rung-K/plan.json, one trial per candidate, --workers at a time through the sweep runner, then DIR/loops/plan.json, one trial per loop of the loop family, one at a time with --workers each (a loop's result depends on them); finished trials are kept, so the same command resumes a stopped search, and the result is the search's without the folder")
+	fs.BoolVar(&f.wait, "search-wait", false, "with --search-dir: run no trial here, but wait for other machines to run each rung's trials ('gputrain sweep run --plan DIR/rung-K/plan.json', then DIR/loops/plan.json, a Slurm array or a Kubernetes Indexed Job; the commands are printed) and go on when they are done")
 	return f
 }
 
@@ -58,12 +66,22 @@ func (f *searchDirFlags) use(sj *searchJob, cfg trainer.Config, train, val *data
 		return usagef("--search-dir %s: no structure search runs without validation data; give --val FILE", f.dir)
 	}
 	record := cfg.Settings()
-	delete(record, "workers") // the trials train on one worker each: resume with any number
-	t, err := searchdir.Open(f.dir, train, val, map[string]any{
+	delete(record, "workers") // the rungs' trials train on one worker each: resume with any number
+	identity := map[string]any{
 		"settings": record, "budget": sj.opt.Budget, "fixed": sj.fixed, "auto_decay": sj.opt.AutoDecay, "max_taps": sj.opt.MaxTaps,
-	})
+	}
+	if sj.opt.Loop != nil && sj.fixed == (search.Fixed{}) {
+		// A loop splits its gradients over its workers, so its trial's
+		// result depends on them: a resumed search must use as many.
+		identity["loop_workers"] = cmp.Or(sj.opt.Loop.Workers, sj.opt.Workers, runtime.GOMAXPROCS(0))
+	}
+	t, err := searchdir.Open(f.dir, train, val, identity)
 	if errors.Is(err, searchdir.ErrOther) {
-		return usagef("--search-dir %s: %s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "))
+		hint := ""
+		if w, ok := identity["loop_workers"]; ok {
+			hint = fmt.Sprintf(" (the loop family's trials depend on --workers, %d here: resume with the count the search started with)", w)
+		}
+		return usagef("--search-dir %s: %s%s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "), hint)
 	}
 	if err != nil {
 		return usagef("--search-dir %s: %s", f.dir, strings.TrimPrefix(err.Error(), "searchdir: "))

@@ -12,7 +12,6 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
-	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
@@ -414,7 +413,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if searching && valSet == nil {
 		prog.note("note: no validation data to choose a structure on: training the paper's default structure; give --val FILE")
 	} else if searching {
-		lc := loop.DefaultConfig()
+		lc := searchLoopConfig()
 		lc.Workers = cfg.Workers
 		sopt.Loop = &lc
 		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}

@@ -194,6 +194,9 @@ func (j *classTrain) run(e *env) error {
 	m, fitErr := cls.Fit(e.ctx, trainSet, valSet, fo)
 	seconds := time.Since(start).Seconds()
 	interrupted := fitErr != nil && errors.Is(fitErr, context.Canceled)
+	if errors.Is(fitErr, classes.ErrSettings) {
+		return usagef("--model %s: %s", j.name, strings.TrimPrefix(fitErr.Error(), classes.ErrSettings.Error()+": "))
+	}
 	if fitErr != nil && !interrupted {
 		return failf("training %s failed: %v", j.name, fitErr)
 	}
@@ -238,6 +241,9 @@ func (j *classTrain) run(e *env) error {
 			"model": dest.target(), "class": j.name, "saved": true, "interrupted": interrupted, "seconds": seconds,
 			"best_val_fit": jsonFloat(valFit), "passive": cert.Passive, "certificate": cert.Reason, "params": m.NumParams(),
 			"train_batches": numBatches(trainSet), "val_batches": numBatches(valSet), "data_check": check, "notes": append([]string{}, dataNotes...),
+		}
+		if e, ok := m.(interface{ EpochsRun() int }); ok && e.EpochsRun() > 0 {
+			r["epochs"] = e.EpochsRun() // one loop's (--loop-shape): the search's table lists them
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
 			return err

@@ -1,0 +1,63 @@
+package loopclass
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/passivenfir/gputrain/loop"
+)
+
+// Shape is the --loop-shape of class loop: every shape of loop.Shapes,
+// each from two seeds with the best or their mean kept (AllShapes, the
+// default), or one shape trained once from --seed, as the structure
+// search's loop trials train.
+type Shape int
+
+const (
+	AllShapes Shape = iota
+	Sized           // loop.Sized
+	Wide            // loop.Wide
+)
+
+var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide"}
+
+func (s Shape) String() string {
+	if s < 0 || int(s) >= len(shapeNames) {
+		return fmt.Sprintf("Shape(%d)", int(s))
+	}
+	return shapeNames[s]
+}
+
+// Set implements flag.Value.
+func (s *Shape) Set(v string) error {
+	for i, n := range shapeNames {
+		if v == n {
+			*s = Shape(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want all, sized or wide", v)
+}
+
+// Structure is the shape's loop for a memory of L taps (AllShapes has
+// none: the zero Structure).
+func (s Shape) Structure(L int) loop.Structure {
+	switch s {
+	case Sized:
+		return loop.Sized(L)
+	case Wide:
+		return loop.Wide(L)
+	}
+	return loop.Structure{}
+}
+
+// ShapeOf names st, a loop for a memory of L taps: Sized or Wide, or false
+// when it is neither.
+func ShapeOf(st loop.Structure, L int) (Shape, bool) {
+	for _, s := range []Shape{Sized, Wide} {
+		if reflect.DeepEqual(st, s.Structure(L)) {
+			return s, true
+		}
+	}
+	return AllShapes, false
+}

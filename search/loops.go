@@ -1,0 +1,91 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trials"
+)
+
+// Loops are the runs of the loop family (loop.Runs): their names and
+// complete configurations (shape, seed, workers, the linear FIR's taps to
+// start from), each to be trained from scratch on the search's data by
+// loop.Train. A run's result is then a function of its configuration
+// alone, wherever it trains; Workers is part of it, the gradient being
+// split over that many workers.
+type Loops struct {
+	Names   []string
+	Configs []loop.Config
+	// Linear is the passive linear FIR the search chose. A configuration
+	// starts from its taps (InitLinear) where its forward FIR has their
+	// length (loop.Config.InitLinear).
+	Linear *model.NFIR
+}
+
+// TrainedLoop is what became of one loop: its result (with an interrupted
+// run, the best model so far), or the error that stopped it.
+type TrainedLoop struct {
+	Result  *loop.Result
+	Err     error
+	Seconds float64
+}
+
+// A LoopTrainer trains the loop family's runs. TrainLoops calls done once
+// for every run that finished, failed or (LocalLoops) was interrupted with
+// a model, one call at a time, and returns when every run has been handed
+// to done or ctx is cancelled. An Options.Trainer that is a LoopTrainer too
+// (package searchdir) trains the loops as well as the rungs; otherwise
+// they train in this process, LocalLoops.
+type LoopTrainer interface {
+	TrainLoops(ctx context.Context, loops Loops, train, val *data.Dataset, done func(i int, t TrainedLoop)) error
+}
+
+// LocalLoops trains the runs in this process, one at a time, each with the
+// workers of its configuration, through trials.Local: a panic is the
+// run's error, and Ctrl-C starts no further run.
+type LocalLoops struct{}
+
+// TrainLoops implements LoopTrainer.
+func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.Dataset, done func(i int, t TrainedLoop)) error {
+	trials.Local{Parallel: 1}.Run(ctx, len(loops.Configs), func(ctx context.Context, i int) (err error) {
+		t0 := time.Now()
+		var r *loop.Result
+		defer func() {
+			if p := recover(); p != nil {
+				r, err = nil, fmt.Errorf("internal error: panic: %v", p)
+			}
+			done(i, TrainedLoop{Result: r, Err: err, Seconds: time.Since(t0).Seconds()})
+		}()
+		r, err = loop.Train(ctx, loops.Configs[i], train, val)
+		return err
+	})
+	return ctx.Err()
+}
+
+// loops are the loop family's runs for the linear FIR res holds: loop.Runs
+// of its length from the base seed, each with Options.Loop's settings, the
+// base's skips, and every worker of the search.
+func (s *searcher) loops(res *Result) Loops {
+	ls := Loops{Linear: res.linear}
+	for _, run := range loop.Runs(res.LinearTaps, s.base.Seed) {
+		st := run.Structure
+		cfg := *s.opt.Loop
+		cfg.Structure = st
+		if fir := res.linear; fir != nil && len(fir.Lin) == st.L1 {
+			// start from the convex solver's FIR: the loop then begins
+			// where the linear baseline is
+			cfg.InitLinear = fir.Lin
+		}
+		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, run.Seed, nil
+		if cfg.Workers == 0 {
+			cfg.Workers = s.opt.Workers
+		}
+		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d], seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], run.Seed)
+		ls.Names, ls.Configs = append(ls.Names, name), append(ls.Configs, cfg)
+	}
+	return ls
+}

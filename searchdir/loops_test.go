@@ -1,0 +1,76 @@
+package searchdir
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
+)
+
+// TestLoopPlan: a loop run becomes train --model loop of its shape, seed,
+// workers and epochs, started from fir.json in the loops' folder; a run
+// that such flags would not train exactly is refused.
+func TestLoopPlan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "search")
+	tr, err := Open(dir, dataset(1, 60, 60), dataset(2, 40), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fir, err := model.New(model.Structure{LinearTaps: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func(L int, edit func(*loop.Config)) search.Loops {
+		ls := search.Loops{Linear: fir}
+		for _, r := range loop.Runs(L, 3) {
+			cfg := loop.DefaultConfig()
+			cfg.Structure, cfg.Seed, cfg.Workers, cfg.Epochs, cfg.Skip = r.Structure, r.Seed, 2, 5, 1
+			if len(fir.Lin) == r.Structure.L1 {
+				cfg.InitLinear = fir.Lin
+			}
+			if edit != nil {
+				edit(&cfg)
+			}
+			ls.Names, ls.Configs = append(ls.Names, fmt.Sprint("loop ", len(ls.Names))), append(ls.Configs, cfg)
+		}
+		return ls
+	}
+	p, err := tr.LoopPlan(runs(16, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Trials) != 4 {
+		t.Fatalf("%d trials, want 4", len(p.Trials))
+	}
+	args, err := p.Trials[3].Args(LoopsDir(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Join(args, " ")
+	for _, want := range []string{"--model=loop", "--loop-shape=wide", "--seed=4", "--workers=2", "--loop-epochs=5", "--loop-skip=1",
+		"--loop-init=" + filepath.Join(LoopsDir(dir), FIRFile), "--data " + filepath.Join(dir, "train.npy")} {
+		if !strings.Contains(line, want) {
+			t.Errorf("trial 3's flags %q lack %s", line, want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		ls   search.Loops
+		want string
+	}{
+		{"patience", runs(16, func(c *loop.Config) { c.Patience = 3 }), "patience"},
+		{"window", runs(16, func(c *loop.Config) { c.Window = 50 }), "window"},
+		{"other memory", runs(32, nil), "no shape"},
+		{"other taps", runs(16, func(c *loop.Config) { c.InitLinear = slices.Clone(fir.Lin) }), "initial taps"},
+		{"no workers", runs(16, func(c *loop.Config) { c.Workers = 0 }), "workers"},
+	} {
+		if _, err := tr.LoopPlan(tc.ls); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error on %s", tc.name, err, tc.want)
+		}
+	}
+}
