@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/passivenfir/gputrain/classes"
+	// Every class's model file format, so that Collect reads the models of
+	// a sweep over classes (a "model" grid: loops, GRUs, …), not only NFIRs.
+	_ "github.com/passivenfir/gputrain/classes/all"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/atomicfile"
-	"github.com/passivenfir/gputrain/model"
-	"github.com/passivenfir/gputrain/trainer"
 )
 
 // Summary is the collected state of a sweep, as summary.json.
@@ -136,22 +138,25 @@ func collectOne(t Trial, dir string, tests testSets) Result {
 	if m.BestValFit != nil && !math.IsNaN(*m.BestValFit) && !math.IsInf(*m.BestValFit, 0) {
 		r.ValFit = m.BestValFit
 	}
-	nf, _, err := model.Load(filepath.Join(folder, ModelFile))
+	mod, _, err := classes.Load(filepath.Join(folder, ModelFile))
 	if err != nil {
 		r.Note = oneLine(err.Error())
 		return r
 	}
-	cert, err := nf.Certify()
+	cert, err := mod.Certify()
 	if err != nil {
 		r.Note = oneLine(err.Error())
 		return r
 	}
 	r.Certified = cert.Passive
 	if !cert.Passive {
-		r.Note = "the model's certificate fails (trained with --passivity none?)"
+		r.Note = "not certified passive"
+		if cert.Reason != "" {
+			r.Note += ": " + oneLine(cert.Reason)
+		}
 	}
 	if t.Test != "" {
-		fit, err := tests.fit(nf, t, dir)
+		fit, err := tests.fit(mod, t, dir)
 		if err != nil {
 			r.Note = "test data: " + oneLine(err.Error())
 		} else {
@@ -166,7 +171,7 @@ type testSets map[string]*data.Dataset
 
 // fit is the median closed-loop fit of m on t's test data, read with the
 // columns t trained with and scored from its --val-skip.
-func (ts testSets) fit(m *model.NFIR, t Trial, dir string) (float64, error) {
+func (ts testSets) fit(m classes.Model, t Trial, dir string) (float64, error) {
 	text := func(k, def string) string {
 		if v, ok := t.Settings[k]; ok {
 			if s, err := flagText(v); err == nil && s != "" {
@@ -190,11 +195,11 @@ func (ts testSets) fit(m *model.NFIR, t Trial, dir string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("val-skip: %w", err)
 	}
-	ev, err := trainer.Evaluate(m, d, skip)
+	sum, err := classes.Evaluate(m, d, skip, 0)
 	if err != nil {
 		return 0, err
 	}
-	if f := ev.ClosedLoop.Median; !math.IsNaN(f) {
+	if f := sum.Median; !math.IsNaN(f) {
 		return f, nil
 	}
 	return 0, fmt.Errorf("%s: no batch has a fit", t.Test)

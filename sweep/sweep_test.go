@@ -16,6 +16,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -407,9 +410,22 @@ func TestCollect(t *testing.T) {
 	if err := model.Save(filepath.Join(dir, "trial-0001", ModelFile), m, model.Meta{Mode: "none"}); err != nil {
 		t.Fatal(err)
 	}
+	// a model of another class (a sweep over "model"): read through its
+	// class's file format, and certified by it
+	l, err := loop.New(loop.Sized(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SU, l.SY = 1, 1
+	if err := classes.Save(filepath.Join(dir, "trial-0000", ModelFile), &loopclass.Model{Mean: loop.Mean{l}}, classes.Meta{}); err != nil {
+		t.Fatal(err)
+	}
 	os.RemoveAll(filepath.Join(dir, "trial-0002"))
 	s = Collect(p, dir)
-	if s.Trials[1].Certified || s.Trials[1].Note == "" {
+	if !s.Trials[0].Certified || s.Trials[0].Note != "" {
+		t.Errorf("loop model: %+v", s.Trials[0])
+	}
+	if s.Trials[1].Certified || !strings.HasPrefix(s.Trials[1].Note, "not certified passive") {
 		t.Errorf("non-passive model: %+v", s.Trials[1])
 	}
 	if s.Trials[2].Status != "missing" || s.Trials[2].Note != "not run" || s.Complete() {
