@@ -99,7 +99,7 @@ type Row struct {
 // MSDConfigs returns the NFIR variants of the paper's Fig. 4 with the
 // paper's settings (Section VI-A).
 func MSDConfigs(o Options) map[string]trainer.Config {
-	base := trainer.DefaultConfig()
+	base := trainer.PaperConfig()
 	base.Seed, base.Workers = o.Seed, o.Workers
 	if o.Epochs > 0 {
 		base.Epochs = o.Epochs

@@ -20,9 +20,9 @@ func demoQuick(c *trainer.Config) {
 	c.LR = 5e-3 // fewer, larger steps: the quick run trades a little fit for time
 }
 
-// demoFull caps the paper's schedule (up to 1000 epochs, patience 300) so
-// that the full demo finishes in a few minutes on two cores; the paper-scale
-// run is 'gputrain train' with the defaults (see docs/RESULTS.md).
+// demoFull caps train's schedule (up to 200 epochs, patience 100) so that
+// the full demo finishes in about a minute on two cores; the full run is
+// 'gputrain train' with the defaults (see docs/RESULTS.md).
 func demoFull(c *trainer.Config) {
 	c.Epochs = 100
 	c.Patience = 30
