@@ -102,6 +102,7 @@ func readData(ctx context.Context, flagName, path string, opt data.ReadOptions, 
 	if err := d.Validate(minLen); err != nil {
 		return nil, badInput(flagErr{flagName, err})
 	}
+	loaded()
 	return d, nil
 }
 

@@ -16,6 +16,17 @@ import (
 // replace it.
 var stdin io.Reader = os.Stdin
 
+// testHookLoaded, when set by a test, is called once a command's data are
+// loaded (readData, readInputs): an interruption test then cancels in the
+// work that follows, however long loading took on a loaded machine.
+var testHookLoaded func()
+
+func loaded() {
+	if testHookLoaded != nil {
+		testHookLoaded()
+	}
+}
+
 // readErr reports an error reading the file of --flagName: a read stopped by
 // Ctrl-C (ctx) is a failure (exit 1) that says nothing was written, anything
 // else bad input (exit 2).

@@ -73,10 +73,17 @@ func TestInterruptEvalSimulate(t *testing.T) {
 			testHookContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 			defer func() { testHookContext = nil }()
 			at := make(chan time.Time, 1)
-			// Loading the record takes a fraction of a second, simulating it
-			// many seconds: the cancellation lands in the simulation.
-			timer := time.AfterFunc(700*time.Millisecond, func() { at <- time.Now(); cancel() })
-			defer timer.Stop()
+			// Simulating the record takes many seconds: a cancellation
+			// 200 ms after the data are loaded lands in the simulation,
+			// however long loading took.
+			var timer *time.Timer
+			testHookLoaded = func() { timer = time.AfterFunc(200*time.Millisecond, func() { at <- time.Now(); cancel() }) }
+			defer func() {
+				testHookLoaded = nil
+				if timer != nil {
+					timer.Stop()
+				}
+			}()
 			code, stdout, stderr := cli(t, tc.args...)
 			var cancelled time.Time
 			select {

@@ -29,6 +29,7 @@ func readInputs(ctx context.Context, path string, opt data.ReadOptions) (*data.D
 	if err := d.Validate(1); err != nil {
 		return nil, badInput(flagErr{"data", err})
 	}
+	loaded()
 	return d, nil
 }
 
