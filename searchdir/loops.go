@@ -142,19 +142,14 @@ func (t *Trainer) TrainLoops(ctx context.Context, loops search.Loops, _, val *da
 			codes[o.Index] = o.Code
 		}
 	}
-	for i, tr := range plan.Trials {
-		trialDir := filepath.Join(dir, tr.Dir)
-		switch r.State(i) {
-		case sweep.Done:
+	for i := range plan.Trials {
+		trialDir, finished, err := outcome(ctx, r, i, codes)
+		switch {
+		case finished:
 			res, secs, err := ReadLoop(trialDir, val, loops.Configs[i].ValSkip)
 			done(i, search.TrainedLoop{Result: res, Err: err, Seconds: secs})
-		case sweep.Failed:
-			done(i, search.TrainedLoop{Err: fmt.Errorf("trial %s failed on bad input: %s", trialDir, sweep.LastLine(filepath.Join(trialDir, sweep.LogFile)))})
-		default:
-			if ctx.Err() != nil {
-				continue // interrupted: pending, for the next run
-			}
-			done(i, search.TrainedLoop{Err: fmt.Errorf("trial %s did not finish (train exited %d); run again to retry it", trialDir, codes[i])})
+		case err != nil:
+			done(i, search.TrainedLoop{Err: err})
 		}
 	}
 	return ctx.Err()

@@ -230,25 +230,38 @@ func (t *Trainer) TrainRung(ctx context.Context, rung search.Rung, _, _ *data.Da
 			codes[o.Index] = o.Code
 		}
 	}
-	for i, tr := range plan.Trials {
-		trialDir := filepath.Join(dir, tr.Dir)
-		switch r.State(i) {
-		case sweep.Done:
+	for i := range plan.Trials {
+		trialDir, finished, err := outcome(ctx, r, i, codes)
+		switch {
+		case finished:
 			res, secs, err := Read(trialDir)
 			if st := rung.Configs[i].Structure; res != nil && !st.Feedback {
 				res.Model.R2 = st.R2 // left out of the trial (flags)
 			}
 			done(i, search.Trained{Result: res, Err: err, Seconds: secs})
-		case sweep.Failed:
-			done(i, search.Trained{Err: fmt.Errorf("trial %s failed on bad input: %s", trialDir, sweep.LastLine(filepath.Join(trialDir, sweep.LogFile)))})
-		default:
-			if ctx.Err() != nil {
-				continue // interrupted: pending, for the next run
-			}
-			done(i, search.Trained{Err: fmt.Errorf("trial %s did not finish (train exited %d); run again to retry it", trialDir, codes[i])})
+		case err != nil:
+			done(i, search.Trained{Err: err})
 		}
 	}
 	return ctx.Err()
+}
+
+// outcome is what became of trial i of r's plan after a run (codes: the
+// exit codes of the trials run): finished, with its folder to read; or the
+// error of a trial that failed on bad input or did not finish; or neither,
+// for a trial left pending by an interruption (ctx), to run next time.
+func outcome(ctx context.Context, r *sweep.Runner, i int, codes map[int]int) (trialDir string, finished bool, err error) {
+	trialDir = filepath.Join(r.Dir, r.Plan.Trials[i].Dir)
+	switch r.State(i) {
+	case sweep.Done:
+		return trialDir, true, nil
+	case sweep.Failed:
+		return trialDir, false, fmt.Errorf("trial %s failed on bad input: %s", trialDir, sweep.LastLine(filepath.Join(trialDir, sweep.LogFile)))
+	}
+	if ctx.Err() != nil {
+		return trialDir, false, nil
+	}
+	return trialDir, false, fmt.Errorf("trial %s did not finish (train exited %d); run again to retry it", trialDir, codes[i])
 }
 
 // wait polls r's folder until no trial is pending.
