@@ -112,16 +112,7 @@ func TestSearchDirLoopsWait(t *testing.T) {
 		code, _, stderr = cli(t, searchLoopArgs(train, val, filepath.Join(dir, "waited.json"), "--search-dir", sd, "--search-wait")...)
 	}()
 	for _, plan := range []string{"rung-1/plan.json", "rung-2/plan.json", "loops/plan.json"} {
-		plan = filepath.Join(sd, plan)
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(plan); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s after 30 s", plan)
-			}
-		}
-		mustRun(t, "sweep", "run", "--plan", plan, "--local", "2", "--quiet")
+		runPlanWhenWritten(t, filepath.Join(sd, plan))
 	}
 	wg.Wait()
 	if code != 0 {

@@ -137,16 +137,7 @@ func TestSearchDir(t *testing.T) {
 			code, _, stderr = cli(t, searchDirArgs(train, val, filepath.Join(dir, "waited.json"), "--search-dir", sd, "--search-wait")...)
 		}()
 		for k := 1; k <= 2; k++ {
-			plan := filepath.Join(sd, "rung-"+itoa(k), "plan.json")
-			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if _, err := os.Stat(plan); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("no %s after 30 s", plan)
-				}
-			}
-			mustRun(t, "sweep", "run", "--plan", plan, "--local", "2", "--quiet")
+			runPlanWhenWritten(t, filepath.Join(sd, "rung-"+itoa(k), "plan.json"))
 		}
 		wg.Wait()
 		if code != 0 {
@@ -231,4 +222,19 @@ func BenchmarkSearchDir(b *testing.B) {
 			}
 		})
 	}
+}
+
+// runPlanWhenWritten waits (up to 30 s) for a waiting search to write plan,
+// then runs its trials as another machine would, with sweep run.
+func runPlanWhenWritten(t *testing.T, plan string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(plan); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 30 s", plan)
+		}
+	}
+	mustRun(t, "sweep", "run", "--plan", plan, "--local", "2", "--quiet")
 }
