@@ -85,6 +85,7 @@ func Cases() []Case {
 		{Name: "rlc", Plant: "rlc", Doc: "filtered noise of varying amplitude, Ts = 10 µs", Passive: true, Shapes: short, Gen: Config{Excitation: Noise}},
 		{Name: "diode", Plant: "diode", Doc: "steps (PRBS) through a rectifying junction, 20 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: PRBS, SNR: 20}},
 		{Name: "satind", Plant: "satind", Doc: "multisine into a saturating core", Passive: true, Shapes: short, Gen: Config{Excitation: Multisine}},
+		{Name: "positioner", Plant: "positioner", Doc: "one long record per split, filtered noise; an impulse response of about 2500 samples", Passive: true, Shapes: long, Gen: Config{Excitation: Noise}},
 
 		{Name: "twomass-noisy13", Plant: "twomass", Doc: "13 dB output noise on training and validation data, clean test", Passive: true, Shapes: short, Gen: Config{Excitation: Multisine, SNR: 13}},
 		{Name: "rlc-noisy13", Plant: "rlc", Doc: "13 dB output noise on training and validation data, clean test", Passive: true, Shapes: short, Gen: Config{Excitation: Noise, SNR: 13}},

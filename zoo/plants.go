@@ -260,3 +260,35 @@ Storage W(λ) + ½C vC², W(λ) = ∫i dλ = λ²/(2L0) + λ⁴/(4L0λs²); u·i
 		},
 	}
 }
+
+// positioner is the long-memory case the other plants lack: a free mass
+// (no spring) whose velocity forgets its past with the slow time constant
+// m/c = 0.5 s, sampled at 1 ms, so that its impulse response spans about
+// 2500 samples, as on electromechanical positioning rigs.
+func positioner() Plant {
+	const (
+		m, c   = 2.0, 4.0  // kg, N·s/m
+		fc, vs = 1.0, 1e-3 // N, m/s: Coulomb friction, tanh-regularised
+	)
+	return Plant{
+		Name: "positioner", Kind: "mechanical",
+		Doc:   "a free mass on a linear axis with Coulomb + viscous friction; force in, velocity out, slow memory (m/c = 0.5 s at Ts = 1 ms)",
+		Input: "motor force (N)", Output: "mean velocity (m/s)",
+		Physics: `m ẍ = u − c ẋ − Fc tanh(ẋ/vs), m = 2 kg, c = 4 N·s/m,
+Fc = 1 N, vs = 1 mm/s; time constant m/c = 0.5 s, no resonance. Storage ½mẋ²;
+u·ẋ = its rate + cẋ² + Fc ẋ tanh(ẋ/vs) ≥ 0.`,
+		Ts: 1e-3, Amplitude: 10, Period: 0.1,
+		states: 2, hmax: 1e-4,
+		field: func(x, dx []float64, u float64) {
+			v := x[1]
+			dx[0] = v
+			dx[1] = (u - c*v - fc*math.Tanh(v/vs)) / m
+		},
+		port:    func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 { return 0.5 * m * x[1] * x[1] },
+		loss: func(x []float64) float64 {
+			v := x[1]
+			return c*v*v + fc*v*math.Tanh(v/vs)
+		},
+	}
+}
