@@ -25,6 +25,11 @@ type Structure struct {
 	B2 int `json:"b2"`
 	T2 int `json:"t2"`
 	L2 int `json:"l2"`
+	// P1 first-order sections in parallel with H1's linear FIR (Sections):
+	// a long or slow memory in two numbers each, where a FIR needs hundreds
+	// of taps. Omitted from a file when 0, so older files read and write
+	// unchanged.
+	P1 int `json:"p1,omitempty"`
 }
 
 // Check reports the first inconsistent size.
@@ -32,7 +37,7 @@ func (s Structure) Check() error {
 	switch {
 	case s.R1 < 0 || s.R2 < 0 || s.R1+s.R2 < 1:
 		return fmt.Errorf("%w: windows r1 %d, r2 %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2)
-	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0:
+	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0 || s.P1 < 0:
 		return fmt.Errorf("%w: negative size in %+v", ErrShape, s)
 	case (s.B1 > 0 && s.T1 < 1) || (s.B2 > 0 && s.T2 < 1):
 		return fmt.Errorf("%w: branches need ≥ 1 tap", ErrShape)
@@ -62,6 +67,9 @@ type Model struct {
 	// Factors: H1's branches (B1×T1 row-major) and linear FIR (L1), H2's
 	// branches (B2×T2) and linear FIR (L2).
 	F1, FL1, F2, FL2 []float64
+	// SA and SB (P1 each) are the free parameters α_k, β_k of H1's
+	// first-order sections: pole and gain by Sections.
+	SA, SB []float64
 }
 
 // New returns a model of structure s with zero parameters and unit scales.
@@ -72,7 +80,8 @@ func New(s Structure) (*Model, error) {
 	sizes := append(append([]int{s.R1 + s.R2}, s.Hidden...), s.B1+s.B2)
 	return &Model{Structure: s, SU: 1, SY: 1, Lift: model.NewMLP(sizes...),
 		F1: make([]float64, s.B1*s.T1), FL1: make([]float64, s.L1),
-		F2: make([]float64, s.B2*s.T2), FL2: make([]float64, s.L2)}, nil
+		F2: make([]float64, s.B2*s.T2), FL2: make([]float64, s.L2),
+		SA: make([]float64, s.P1), SB: make([]float64, s.P1)}, nil
 }
 
 // Margin is the relative margin of Taps: Re G ≥ Margin·Σf² on every
@@ -114,11 +123,14 @@ func tapsGrad(f, dg, df []float64) {
 	}
 }
 
-// taps is the model's taps in normalized units.
-type taps struct{ g1, l1, g2, l2 []float64 }
+// taps is the model's taps in normalized units, and the poles and gains of
+// H1's sections.
+type taps struct{ g1, l1, g2, l2, sa, sb []float64 }
 
 func (m *Model) taps() taps {
-	t := taps{make([]float64, len(m.F1)), make([]float64, len(m.FL1)), make([]float64, len(m.F2)), make([]float64, len(m.FL2))}
+	t := taps{make([]float64, len(m.F1)), make([]float64, len(m.FL1)), make([]float64, len(m.F2)), make([]float64, len(m.FL2)),
+		make([]float64, len(m.SA)), make([]float64, len(m.SB))}
+	Sections(m.SA, m.SB, t.sa, t.sb)
 	for j := 0; j < m.B1; j++ {
 		Taps(m.F1[j*m.T1:(j+1)*m.T1], t.g1[j*m.T1:(j+1)*m.T1])
 	}
@@ -132,21 +144,33 @@ func (m *Model) taps() taps {
 
 // NumParams is the number of trained parameters.
 func (m *Model) NumParams() int {
-	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2)
+	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2) + len(m.SA) + len(m.SB)
 }
 
-// Certificate is the exact certificate of every FIR of the loop.
+// Certificate is the exact certificate of every FIR and section of the
+// loop.
 type Certificate struct {
 	Passive bool
-	MinRe   float64 // the smallest min Re G over the FIRs (normalized units)
-	FIRs    int
+	// MinRe is the smallest min Re G over the FIRs and the sections
+	// (SectionMinRe's bound for a section; normalized units).
+	MinRe    float64
+	FIRs     int
+	Sections int // H1's first-order sections certified
 }
 
-// Certify certifies every FIR of H1 and H2 (convex.Certify, exact): the
-// loop is passive when all are (the passivity theorem; docs in doc.go).
+// Certify certifies every FIR of H1 and H2 (convex.Certify, exact) and
+// every section of H1 (|a| < 1 and b ≥ 0, SectionMinRe): the loop is
+// passive when all are (the passivity theorem; docs in doc.go).
 func (m *Model) Certify() (Certificate, error) {
 	c := Certificate{Passive: true, MinRe: math.Inf(1)}
 	t := m.taps()
+	for k := range t.sa {
+		a, b := t.sa[k], t.sb[k]
+		re, _ := SectionMinRe(a, b)
+		c.Sections++
+		c.Passive = c.Passive && math.Abs(a) < 1 && b >= 0
+		c.MinRe = math.Min(c.MinRe, re)
+	}
 	check := func(g []float64) error {
 		if len(g) == 0 {
 			return nil
@@ -200,12 +224,13 @@ type tape struct {
 	r2, d  []float64
 	e      []float64
 	w1, w2 []float64 // T × B: n_j(t)·e(t), n_j(t)·y(t)
+	sec    []float64 // T × P1: the sections' states s_k(t−1)
 }
 
 func newTape(m *Model, T int) *tape {
 	tp := &tape{s1: make([]float64, T*m.B1), s2: make([]float64, T*m.B2),
 		a1: make([]float64, T), a2: make([]float64, T), r2: make([]float64, T), d: make([]float64, T),
-		e: make([]float64, T), w1: make([]float64, T*m.B1), w2: make([]float64, T*m.B2)}
+		e: make([]float64, T), w1: make([]float64, T*m.B1), w2: make([]float64, T*m.B2), sec: make([]float64, T*m.P1)}
 	for _, sz := range m.Lift.Sizes {
 		tp.acts = append(tp.acts, make([]float64, T*sz))
 	}
@@ -215,7 +240,8 @@ func newTape(m *Model, T int) *tape {
 // forward simulates the loop on normalized input u into y (normalized):
 //
 //	n(t) = MLP(u(t−R1+1..t), y(t−R2..t−1))   (zeros before t = 0)
-//	y(t) = Σ_j n1_j(t) Σ_k g1_j(k) n1_j(t−k) e(t−k) + Σ_k l1(k) e(t−k) = a1(t) e(t) + r1(t)
+//	y(t) = Σ_j n1_j(t) Σ_k g1_j(k) n1_j(t−k) e(t−k) + Σ_k l1(k) e(t−k) + Σ_k s_k(t) = a1(t) e(t) + r1(t)
+//	s_k(t) = a_k s_k(t−1) + b_k e(t)   (H1's sections: b_k in a1, a_k s_k(t−1) in r1)
 //	z(t) = Σ_j n2_j(t) Σ_k g2_j(k) n2_j(t−k) y(t−k) + Σ_k l2(k) y(t−k) = a2(t) y(t) + r2(t)
 //	e(t) = u(t) − z(t)
 //
@@ -239,6 +265,7 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 	cur := make([]float64, wmax)
 	nxt := make([]float64, wmax)
 	n := make([]float64, B1+B2)
+	sec := make([]float64, m.P1) // s_k(t−1)
 	for tt := 0; tt < T; tt++ {
 		// features, oldest first
 		x := cur[:sizes[0]]
@@ -289,11 +316,21 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			s1, s2 = tp.s1[tt*B1:(tt+1)*B1], tp.s2[tt*B2:(tt+1)*B2]
 		}
 		a1, r1 := nfirSplit(t.g1, t.l1, m.T1, n1, w1, e, tt, s1)
+		for k, v := range sec {
+			a1 += t.sb[k]
+			r1 += t.sa[k] * v
+		}
+		if tp != nil {
+			copy(tp.sec[tt*m.P1:], sec)
+		}
 		a2, r2 := nfirSplit(t.g2, t.l2, m.T2, n2, w2, y, tt, s2)
 		d := 1 + a1*a2
 		yt := (a1*(u[tt]-r2) + r1) / d
 		et := u[tt] - a2*yt - r2
 		y[tt], e[tt] = yt, et
+		for k, v := range sec {
+			sec[k] = t.sa[k]*v + t.sb[k]*et
+		}
 		for j := 0; j < B1; j++ {
 			w1[tt*B1+j] = n1[j] * et
 		}
@@ -364,13 +401,17 @@ func nfirSplitAdjoint(g, l []float64, T int, n, w, x []float64, t int, s []float
 type grads struct {
 	lift             []float64 // MLP.Flatten order
 	g1, l1, g2, l2   []float64 // taps
+	sa, sb           []float64 // the sections' poles and gains
 	f1, fl1, f2, fl2 []float64 // factors (from the taps' by tapsGrad)
+	fsa, fsb         []float64 // α, β (from the poles' and gains' by sectionsGrad)
 }
 
 func newGrads(m *Model) *grads {
 	return &grads{lift: make([]float64, m.Lift.NumParams()),
 		g1: make([]float64, len(m.F1)), l1: make([]float64, len(m.FL1)), g2: make([]float64, len(m.F2)), l2: make([]float64, len(m.FL2)),
-		f1: make([]float64, len(m.F1)), fl1: make([]float64, len(m.FL1)), f2: make([]float64, len(m.F2)), fl2: make([]float64, len(m.FL2))}
+		sa: make([]float64, m.P1), sb: make([]float64, m.P1),
+		f1: make([]float64, len(m.F1)), fl1: make([]float64, len(m.FL1)), f2: make([]float64, len(m.F2)), fl2: make([]float64, len(m.FL2)),
+		fsa: make([]float64, m.P1), fsb: make([]float64, m.P1)}
 }
 
 // backward adds to gr the gradient of Σ_t dy(t)·y(t) (dy per sample) for
@@ -385,6 +426,7 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 	w1b := make([]float64, T*B1)
 	w2b := make([]float64, T*B2)
 	nb := make([]float64, B1+B2)
+	secb := make([]float64, m.P1) // adjoint of s_k(t), from the future
 	wmax := 0
 	for _, s := range sizes {
 		wmax = max(wmax, s)
@@ -416,6 +458,14 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			yb[tt] += w2b[tt*B2+j] * n2[j]
 			nb[B1+j] += w2b[tt*B2+j] * yt
 		}
+		// s_k(t) = a_k s_k(t−1) + b_k e(t); secb becomes s_k(t−1)'s
+		sprev := tp.sec[tt*m.P1 : (tt+1)*m.P1]
+		for k, sb := range secb {
+			eb[tt] += sb * t.sb[k]
+			gr.sb[k] += sb * et
+			gr.sa[k] += sb * sprev[k]
+			secb[k] = sb * t.sa[k]
+		}
 		a1, a2, r2, d := tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt]
 		// e = u − a2 y − r2
 		ebt := eb[tt]
@@ -428,6 +478,12 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 		r2b += -a1 * ybt / d
 		a1b := ybt * ((u[tt] - r2) - a2*yt) / d
 		a2b += -ybt * yt * a1 / d
+		// the sections' terms of a1 (b_k) and r1 (a_k s_k(t−1))
+		for k := range secb {
+			gr.sb[k] += a1b
+			gr.sa[k] += r1b * sprev[k]
+			secb[k] += r1b * t.sa[k]
+		}
 		nfirSplitAdjoint(t.g1, t.l1, m.T1, n1, tp.w1, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], gr.g1, gr.l1, w1b, eb)
 		nfirSplitAdjoint(t.g2, t.l2, m.T2, n2, tp.w2, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], gr.g2, gr.l2, w2b, yb)
 		// the lifting network: n = MLP(x)
@@ -481,16 +537,20 @@ func (m *Model) factorGrads(gr *grads) {
 	if m.L2 > 0 {
 		tapsGrad(m.FL2, gr.l2, gr.fl2)
 	}
+	sectionsGrad(m.SA, m.SB, gr.sa, gr.sb, gr.fsa, gr.fsb)
 }
 
 // Flatten is every trained parameter: the MLP (its Flatten order), F1, FL1,
-// F2, FL2.
+// F2, FL2, SA, SB (the last two empty without sections, so that a loop of
+// P1 = 0 flattens as before sections existed).
 func (m *Model) Flatten() []float64 {
 	out := m.Lift.Flatten()
 	out = append(out, m.F1...)
 	out = append(out, m.FL1...)
 	out = append(out, m.F2...)
-	return append(out, m.FL2...)
+	out = append(out, m.FL2...)
+	out = append(out, m.SA...)
+	return append(out, m.SB...)
 }
 
 // SetFlat sets the parameters from a Flatten-ordered vector.
@@ -503,7 +563,7 @@ func (m *Model) SetFlat(theta []float64) error {
 		return err
 	}
 	o := nl
-	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2} {
+	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB} {
 		o += copy(f, theta[o:o+len(f)])
 	}
 	return nil
@@ -514,5 +574,7 @@ func (gr *grads) flat() []float64 {
 	out = append(out, gr.f1...)
 	out = append(out, gr.fl1...)
 	out = append(out, gr.f2...)
-	return append(out, gr.fl2...)
+	out = append(out, gr.fl2...)
+	out = append(out, gr.fsa...)
+	return append(out, gr.fsb...)
 }

@@ -19,7 +19,7 @@ func randomModel(t *testing.T, s Structure, seed uint64) *Model {
 			m.Lift.B[l][i] += 0.3 * rng.NormFloat64()
 		}
 	}
-	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2} {
+	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB} {
 		for i := range f {
 			f[i] += 0.3 * rng.NormFloat64()
 		}
@@ -48,15 +48,19 @@ func loss(m *Model, u, target []float64, skip int) float64 {
 	return s
 }
 
-// TestGradient: backward (through the taps' factorization) agrees with
-// central finite differences of the simulation loss, for every parameter,
-// on random models of several structures.
+// TestGradient: backward (through the taps' factorization and the
+// sections' parameterization) agrees with central finite differences of
+// the simulation loss, for every parameter, on random models of several
+// structures, with and without H1's sections.
 func TestGradient(t *testing.T) {
 	for i, s := range []Structure{
 		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2},
 		{R1: 2, R2: 3, Hidden: []int{4, 3}, B1: 1, T1: 5, B2: 2, T2: 2},
 		{R1: 0, R2: 2, B1: 0, L1: 6, B2: 2, T2: 4, L2: 0},
 		{R1: 3, R2: 0, Hidden: []int{2}, B1: 3, T1: 3, L1: 0, B2: 0, L2: 4},
+		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2, P1: 2},
+		{R1: 0, R2: 2, B1: 0, L1: 6, B2: 2, T2: 4, L2: 0, P1: 3},
+		{R1: 3, R2: 0, Hidden: []int{2}, B1: 3, T1: 3, L1: 0, B2: 0, L2: 4, P1: 1},
 	} {
 		m := randomModel(t, s, uint64(i+1))
 		u := randomInput(uint64(i+10), 40)
@@ -172,5 +176,76 @@ func TestFactor(t *testing.T) {
 		if e := math.Sqrt(num / den); e > 1e-3 {
 			t.Errorf("m %d: Taps(Factor(g)) off by %.2g relative", m, e)
 		}
+	}
+}
+
+// TestSectionsPassive: for random parameters, far ones included, every
+// section is stable, Re S(e^{iω}) on a dense grid stays ≥ SectionMinRe's
+// bound, which the grid attains, and Certify counts the sections and
+// passes them.
+func TestSectionsPassive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	alpha, beta := make([]float64, 200), make([]float64, 200)
+	for k := range alpha {
+		alpha[k] = 4 * rng.NormFloat64()
+		beta[k] = rng.NormFloat64()
+	}
+	alpha[0], alpha[1] = 40, -40 // tanh rounds to ±1: the margin keeps the pole inside
+	a, b := make([]float64, len(alpha)), make([]float64, len(alpha))
+	Sections(alpha, beta, a, b)
+	for k := range a {
+		if !(math.Abs(a[k]) < 1) || !(b[k] >= 0) {
+			t.Fatalf("α %g, β %g: pole %g, gain %g", alpha[k], beta[k], a[k], b[k])
+		}
+		lo, om := SectionMinRe(a[k], b[k])
+		least, at := math.Inf(1), 0.0
+		for w := 0; w <= 2000; w++ {
+			o := math.Pi * float64(w) / 2000
+			re := b[k] * (1 - a[k]*math.Cos(o)) / (1 - 2*a[k]*math.Cos(o) + a[k]*a[k])
+			if re < least {
+				least, at = re, o
+			}
+		}
+		if lo > least || least-lo > 1e-12*math.Max(1, least) || (b[k] > 0 && at != om) {
+			t.Errorf("a %g, b %g: bound %g at %g, grid min %g at %g", a[k], b[k], lo, om, least, at)
+		}
+	}
+	m := randomModel(t, Structure{R1: 1, R2: 1, B1: 1, T1: 3, L1: 4, B2: 1, T2: 2, P1: 3}, 4)
+	c, err := m.Certify()
+	if err != nil || !c.Passive || c.FIRs != 3 || c.Sections != 3 {
+		t.Fatalf("certificate %+v, err %v", c, err)
+	}
+	tp := m.FIRTaps()
+	for k := range tp.Poles {
+		if re, _ := SectionMinRe(tp.Poles[k], tp.Gains[k]); re < c.MinRe {
+			t.Errorf("section %d: bound %g below the certificate's MinRe %g", k, re, c.MinRe)
+		}
+	}
+}
+
+// TestSectionsFirstOrder: a loop whose H1 is one section and whose H2 is
+// nothing but a zero FIR is the first-order filter y(t) = a y(t−1) + b u(t)
+// of the section's pole and gain, in the data's units.
+func TestSectionsFirstOrder(t *testing.T) {
+	m, err := New(Structure{R1: 1, B1: 1, T1: 1, P1: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SA[0], m.SB[0] = 3, 1.5 // F1 = 0: the branch adds nothing
+	m.SU, m.SY = 2, 0.5
+	tp := m.FIRTaps()
+	a, b := tp.Poles[0], tp.Gains[0]
+	u := randomInput(3, 3000)
+	y := m.Simulate(u)
+	prev := 0.0
+	for k, v := range u {
+		want := a*prev + b*v/m.SU
+		if math.Abs(y[k]-m.SY*want) > 1e-12*math.Max(1, math.Abs(y[k])) {
+			t.Fatalf("y(%d) = %.17g, the section gives %.17g", k, y[k], m.SY*want)
+		}
+		prev = want
+	}
+	if dc := b / (1 - a); math.Abs(dc-1.5*1.5) > 1e-12 {
+		t.Errorf("DC gain %g, want β² = %g", dc, 1.5*1.5)
 	}
 }

@@ -52,8 +52,8 @@ func (m Mean) NumParams() int {
 	return n
 }
 
-// Certify certifies every FIR of every member: the mean is passive when
-// all are.
+// Certify certifies every FIR and section of every member: the mean is
+// passive when all are.
 func (m Mean) Certify() (Certificate, error) {
 	c := Certificate{Passive: true, MinRe: math.Inf(1)}
 	for i, l := range m {
@@ -64,6 +64,7 @@ func (m Mean) Certify() (Certificate, error) {
 		c.Passive = c.Passive && mc.Passive
 		c.MinRe = math.Min(c.MinRe, mc.MinRe)
 		c.FIRs += mc.FIRs
+		c.Sections += mc.Sections
 	}
 	return c, nil
 }

@@ -43,7 +43,8 @@ func (m *Model) Check() error {
 		name string
 		v    []float64
 		n    int
-	}{{"F1 (b1×t1)", m.F1, m.B1 * m.T1}, {"FL1 (l1)", m.FL1, m.L1}, {"F2 (b2×t2)", m.F2, m.B2 * m.T2}, {"FL2 (l2)", m.FL2, m.L2}} {
+	}{{"F1 (b1×t1)", m.F1, m.B1 * m.T1}, {"FL1 (l1)", m.FL1, m.L1}, {"F2 (b2×t2)", m.F2, m.B2 * m.T2}, {"FL2 (l2)", m.FL2, m.L2},
+		{"SA (p1)", m.SA, m.P1}, {"SB (p1)", m.SB, m.P1}} {
 		if len(f.v) != f.n {
 			return fmt.Errorf("%w: factors %s: %d numbers, want %d", ErrShape, f.name, len(f.v), f.n)
 		}
@@ -64,19 +65,21 @@ func finite(v []float64) bool {
 }
 
 // FIRTaps are the taps of a model's FIRs in normalized units, computed from
-// its factors by Taps: what the simulation convolves with, and what the
-// certificate is about.
+// its factors by Taps, and the poles and gains of H1's sections (Sections):
+// what the simulation computes with, and what the certificate is about.
 type FIRTaps struct {
 	G1 []float64 // H1's branches, B1×T1 row-major: G1[j*T1+k] = g1_j(k)
 	L1 []float64 // H1's linear FIR
 	G2 []float64 // H2's branches, B2×T2 row-major
 	L2 []float64 // H2's linear FIR
+	// H1's sections, s_k(t) = Poles[k] s_k(t−1) + Gains[k] e(t) (P1 each)
+	Poles, Gains []float64
 }
 
 // FIRTaps returns the model's taps (new slices).
 func (m *Model) FIRTaps() FIRTaps {
 	t := m.taps()
-	return FIRTaps{G1: t.g1, L1: t.l1, G2: t.g2, L2: t.l2}
+	return FIRTaps{G1: t.g1, L1: t.l1, G2: t.g2, L2: t.l2, Poles: t.sa, Gains: t.sb}
 }
 
 // Stepper runs a loop one sample at a time, for a control loop that gets
@@ -91,7 +94,8 @@ func (m *Model) FIRTaps() FIRTaps {
 // n_j(t−k) multiplies x(t−k) inside the convolution); then the algebraic
 // loop y' = a1 (u' − z) + r1, z = a2 y' + r2 solved in closed form,
 // y'(t) = (a1 (u'(t) − r2) + r1)/(1 + a1 a2), which is well posed because
-// a1, a2 ≥ 0. So on a machine that does not fuse multiply-adds a Stepper's
+// a1, a2 ≥ 0. H1's sections add their gains b_k to a1 and a_k s_k(t−1) to
+// r1, after the FIRs' terms, and hold their states s_k. So on a machine that does not fuse multiply-adds a Stepper's
 // output is bit for bit Simulate's.
 //
 // A Stepper copies the parameters it needs when it is made; it is not safe
@@ -100,6 +104,7 @@ type Stepper struct {
 	s              Structure
 	su, sy         float64
 	g1, l1, g2, l2 []float64
+	sa, sb, sec    []float64 // H1's sections: poles, gains, states s_k(t−1)
 	lift           model.MLP
 	work, feat, n  []float64
 	// Doubled rings: each value is written at i and i+len, so the lags
@@ -122,6 +127,7 @@ func NewStepper(m *Model) (*Stepper, error) {
 	s.Hidden = append([]int(nil), s.Hidden...)
 	tp := m.taps()
 	st := &Stepper{s: s, su: m.SU, sy: m.SY, g1: tp.g1, l1: tp.l1, g2: tp.g2, l2: tp.l2,
+		sa: tp.sa, sb: tp.sb, sec: make([]float64, s.P1),
 		lift: model.MLP{Sizes: append([]int(nil), m.Lift.Sizes...)},
 		feat: make([]float64, s.R1+s.R2), n: make([]float64, s.B1+s.B2),
 		w1: make([]float64, 2*s.T1*s.B1), w2: make([]float64, 2*s.T2*s.B2),
@@ -145,6 +151,7 @@ func (st *Stepper) Reset() {
 	clear(st.w2)
 	clear(st.eh)
 	clear(st.yh)
+	clear(st.sec)
 	st.h1, st.h2, st.he, st.hy, st.yPrev, st.t = 0, 0, 0, 0, 0, 0
 }
 
@@ -171,10 +178,17 @@ func (st *Stepper) Step(u float64) float64 {
 	st.he = back(st.he, s.L1)
 	st.hy = back(st.hy, s.L2)
 	a1, r1 := split(st.g1, st.l1, s.T1, n1, st.w1[st.h1*s.B1:], st.eh[st.he:])
+	for k, v := range st.sec {
+		a1 += st.sb[k]
+		r1 += st.sa[k] * v
+	}
 	a2, r2 := split(st.g2, st.l2, s.T2, n2, st.w2[st.h2*s.B2:], st.yh[st.hy:])
 	d := 1 + a1*a2
 	y := (a1*(up-r2) + r1) / d
 	e := up - a2*y - r2
+	for k, v := range st.sec {
+		st.sec[k] = st.sa[k]*v + st.sb[k]*e
+	}
 	put(st.w1, st.h1, s.T1, n1, e)
 	put(st.w2, st.h2, s.T2, n2, y)
 	if s.L1 > 0 {

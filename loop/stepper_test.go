@@ -21,10 +21,13 @@ var stepperStructures = []struct {
 	{"only y seen", Structure{R1: 0, R2: 2, B1: 0, L1: 6, B2: 2, T2: 4, L2: 0}},
 	{"one tap", Structure{R1: 1, R2: 1, B1: 2, T1: 1, B2: 1, T2: 1}},
 	{"no H2", Structure{R1: 2, R2: 1, Hidden: []int{3}, B1: 2, T1: 5}},
+	{"sections", Structure{R1: 2, R2: 2, Hidden: []int{4}, B1: 2, T1: 6, L1: 5, B2: 2, T2: 4, L2: 3, P1: 3}},
+	{"sections, no linear FIR", Structure{R1: 1, R2: 2, B1: 2, T1: 3, B2: 1, T2: 2, P1: 1}},
 }
 
 // TestStepperMatchesSimulate compares Step with Simulate on seeded random
-// models and inputs, over two records with a Reset between them.
+// models and inputs, over two records with a Reset between them (the
+// sections' states included).
 func TestStepperMatchesSimulate(t *testing.T) {
 	for i, tc := range stepperStructures {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +80,7 @@ func TestStepperCopies(t *testing.T) {
 
 func TestCheckNamesTheField(t *testing.T) {
 	s := stepperStructures[0].s
+	s.P1 = 2
 	for _, tc := range []struct {
 		field string
 		edit  func(m *Model)
@@ -85,6 +89,8 @@ func TestCheckNamesTheField(t *testing.T) {
 		{"FL1", func(m *Model) { m.FL1 = append(m.FL1, 1) }},
 		{"F2", func(m *Model) { m.F2[3] = math.NaN() }},
 		{"FL2", func(m *Model) { m.FL2 = nil }},
+		{"SA", func(m *Model) { m.SA = m.SA[1:] }},
+		{"SB", func(m *Model) { m.SB[1] = math.NaN() }},
 		{"u_scale", func(m *Model) { m.SU = 0 }},
 		{"y_scale", func(m *Model) { m.SY = math.Inf(1) }},
 		{"lifting network sizes", func(m *Model) { m.Lift.Sizes[1]++ }},

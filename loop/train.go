@@ -194,7 +194,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	}
 	var us, ys [][]float64
 	var wins []window
-	burn := max(cfg.BurnIn, cfg.Structure.Memory())
+	burn := max(cfg.BurnIn, cfg.Structure.Memory(), cfg.Structure.sectionBurnIn())
 	for r, b := range train.Batches {
 		u, y := make([]float64, b.Len()), make([]float64, b.Len())
 		for i := range u {
@@ -311,6 +311,7 @@ func (m *Model) init(rng *rand.Rand) {
 	fill(m.F1, 1/float64(max(m.B1, 1)))
 	fill(m.FL2, 0.1)
 	fill(m.F2, 0.1/float64(max(m.B2, 1)))
+	m.initSections()
 }
 
 // batchGrad is the gradient of the mean squared simulation error over the
@@ -357,7 +358,7 @@ func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, worker
 	pc.Repanic()
 	total := parts[0]
 	for _, gr := range parts[1:] {
-		for _, pair := range [][2][]float64{{total.lift, gr.lift}, {total.g1, gr.g1}, {total.l1, gr.l1}, {total.g2, gr.g2}, {total.l2, gr.l2}} {
+		for _, pair := range [][2][]float64{{total.lift, gr.lift}, {total.g1, gr.g1}, {total.l1, gr.l1}, {total.g2, gr.g2}, {total.l2, gr.l2}, {total.sa, gr.sa}, {total.sb, gr.sb}} {
 			for i, v := range pair[1] {
 				pair[0][i] += v
 			}

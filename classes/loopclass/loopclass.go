@@ -21,6 +21,7 @@ var Class classes.Class = class{}
 
 type class struct {
 	Memory, Epochs, Skip int
+	Sections             int // loop.Structure.P1 of every loop trained
 	Shape                Shape
 	Init                 string // a linear FIR model file
 }
@@ -35,6 +36,7 @@ func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: loop.DefaultConfig's; early stopping on validation data)")
 	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or their mean), or one shape, sized or wide, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
 	fs.StringVar(&c.Init, "loop-init", "", "--model loop: a passive linear FIR model file (--branches 0): its length is the memory and the forward FIR starts from its taps, instead of the FIR chosen on validation data (the structure search writes DIR/loops/fir.json for its loop trials)")
+	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.Skip, "loop-skip", 0, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR)")
 	return func() classes.Class { return c }
 }
@@ -48,6 +50,8 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 		return 0, nil, fmt.Errorf("%w: --loop-memory %d must be ≥ 0", classes.ErrSettings, c.Memory)
 	case c.Skip < 0:
 		return 0, nil, fmt.Errorf("%w: --loop-skip %d must be ≥ 0", classes.ErrSettings, c.Skip)
+	case c.Sections < 0:
+		return 0, nil, fmt.Errorf("%w: --loop-sections %d must be ≥ 0", classes.ErrSettings, c.Sections)
 	case c.Init != "" && c.Memory > 0:
 		return 0, nil, fmt.Errorf("%w: --loop-memory %d and --loop-init %s: the FIR's length is the memory; give one", classes.ErrSettings, c.Memory, c.Init)
 	case c.Init != "":
@@ -92,6 +96,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	var trained []*loop.Result
 	for _, run := range runs {
 		st := run.Structure
+		st.P1 = c.Sections
 		cfg := base
 		cfg.Structure, cfg.Seed = st, run.Seed
 		if len(initLin) == st.L1 {
@@ -154,12 +159,16 @@ func (m *Model) Certify() (classes.Certificate, error) {
 		return classes.Certificate{}, err
 	}
 	if !c.Passive {
-		return classes.Certificate{Reason: fmt.Sprintf("not passive: a FIR of the loop has min Re G = %.3g < 0", c.MinRe)}, nil
+		return classes.Certificate{Reason: fmt.Sprintf("not passive: a FIR or section of the loop has min Re G = %.3g < 0", c.MinRe)}, nil
+	}
+	firs := fmt.Sprintf("%d FIRs", c.FIRs)
+	if c.Sections > 0 { // a stable section of gain ≥ 0 (loop.SectionMinRe)
+		firs += fmt.Sprintf(" and %d first-order sections", c.Sections)
 	}
 	if len(m.Mean) > 1 {
-		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %d FIRs of the H1 and H2 of %d loops have min Re G ≥ 0 (smallest %.3g), so each loop is passive (passivity theorem) and so is their mean", c.FIRs, len(m.Mean), c.MinRe)}, nil
+		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %s of the H1 and H2 of %d loops have min Re G ≥ 0 (smallest %.3g), so each loop is passive (passivity theorem) and so is their mean", firs, len(m.Mean), c.MinRe)}, nil
 	}
-	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %d FIRs of H1 and H2 have min Re G ≥ 0 (smallest %.3g), so the loop is passive (passivity theorem)", c.FIRs, c.MinRe)}, nil
+	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("certified: all %s of H1 and H2 have min Re G ≥ 0 (smallest %.3g), so the loop is passive (passivity theorem)", firs, c.MinRe)}, nil
 }
 
 // params is the params object of one loop in a loop file

@@ -15,13 +15,16 @@ import (
 
 var updateSchema = flag.Bool("update", false, "rewrite the golden file-format shapes in testdata/schema")
 
-// TestSchemaGolden holds the shape of a loop file, one loop and a mean of
-// two (every key and its JSON type, internal/schema), to
+// TestSchemaGolden holds the shape of a loop file, one loop, a mean of two
+// and a loop with sections (every key and its JSON type, internal/schema), to
 // testdata/schema/*.golden, as model's test does for an NFIR file. Run
 // 'go test ./classes/loopclass -run TestSchemaGolden -update' to rewrite.
 func TestSchemaGolden(t *testing.T) {
 	a, b := randomLoop(t, loop.Sized(6), 1), randomLoop(t, loop.Wide(6), 2)
-	for name, m := range map[string]loop.Mean{"loop": {a}, "loop_mean": {a, b}} {
+	withP1 := loop.Sized(6)
+	withP1.P1 = 2
+	c := randomLoop(t, withP1, 3)
+	for name, m := range map[string]loop.Mean{"loop": {a}, "loop_mean": {a, b}, "loop_sections": {c}} {
 		var buf bytes.Buffer
 		if err := classes.Encode(&buf, &loopclass.Model{Mean: m}, classes.Meta{Ts: 0.01, Training: []byte(`{"seed":1}`)}); err != nil {
 			t.Fatal(err)
