@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/passivenfir/gputrain/classes"
@@ -19,12 +20,13 @@ import (
 // export, proves it.
 const LoopMode = "factored"
 
-// FIRCert is the certificate of one FIR of a loop: a rigorous lower bound
-// of min Re G(e^{iω}) and the ω where it occurs (normalized units; the
-// loop's scales are positive, so the sign is that of the FIR in data
-// units).
+// FIRCert is the certificate of one FIR, or one first-order section, of a
+// loop: a rigorous lower bound of min Re G(e^{iω}) and the ω where it
+// occurs (normalized units; the loop's scales are positive, so the sign is
+// that of the filter in data units). A section's is loop.SectionMinRe's,
+// and it passes when its pole is inside the unit circle and its gain ≥ 0.
 type FIRCert struct {
-	Name string // "H1 branch 0", …, "H1 linear", "H2 branch 0", …, "H2 linear"
+	Name string // "H1 branch 0", …, "H1 linear", "H1 section 0", …, "H2 branch 0", …, "H2 linear"
 	model.BranchCert
 }
 
@@ -87,10 +89,11 @@ func (s *Source) certifyLoop() (bool, error) {
 			return nil
 		}
 		for _, h := range []struct {
-			name string
-			g, l []float64
-			B, T int
-		}{{"H1", t.G1, t.L1, m.B1, m.T1}, {"H2", t.G2, t.L2, m.B2, m.T2}} {
+			name         string
+			g, l         []float64
+			B, T         int
+			poles, gains []float64
+		}{{"H1", t.G1, t.L1, m.B1, m.T1, t.Poles, t.Gains}, {"H2", t.G2, t.L2, m.B2, m.T2, nil, nil}} {
 			for j := 0; j < h.B; j++ {
 				if err := add(fmt.Sprintf("%s%s branch %d", prefix, h.name, j), h.g[j*h.T:(j+1)*h.T]); err != nil {
 					return false, err
@@ -100,6 +103,12 @@ func (s *Source) certifyLoop() (bool, error) {
 				if err := add(prefix+h.name+" linear", h.l); err != nil {
 					return false, err
 				}
+			}
+			for k, a := range h.poles {
+				b := h.gains[k]
+				re, om := loop.SectionMinRe(a, b)
+				s.LoopCert = append(s.LoopCert, FIRCert{fmt.Sprintf("%s%s section %d", prefix, h.name, k), model.BranchCert{MinRe: re, Omega: om}})
+				passive = passive && math.Abs(a) < 1 && b >= 0
 			}
 		}
 	}
@@ -136,7 +145,7 @@ func (s *Source) loopSummary(name string) []string {
 		}
 		l = append(l,
 			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples, hidden %v;", head, m.R1, m.R2, m.Hidden),
-			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, m.B2, m.T2, m.L2),
+			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d%s; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, sectionsNote(m), m.B2, m.T2, m.L2),
 			fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
 		)
 	}
@@ -153,6 +162,10 @@ func (s *Source) loopSummary(name string) []string {
 		l = append(l, "passivity     : mode "+LoopMode+" (every FIR's taps are the half autocorrelation of free factors);",
 			"                CERTIFIED PASSIVE: every FIR of H1 and H2 has Re G(e^{iw}) >= 0 at every w, so H1 and H2",
 			"                are passive and so is their feedback loop (the passivity theorem)")
+		if s.hasSections() {
+			l = append(l, "                (a first-order section s(t) = a s(t-1) + b e(t) of H1: |a| < 1 and b >= 0, so that",
+				"                Re S(e^{iw}) >= b/(1 + |a|) >= 0 at every w, its bound below)")
+		}
 		if len(s.Loop) > 1 {
 			l = append(l, "                and so is the mean of the loops (a parallel interconnection, scaled by 1/n)")
 		}
@@ -203,11 +216,15 @@ func loopC(s *Source, name string) ([]File, error) {
 	def := cDefiner(h, U)
 	s.defineCommon(def, U)
 	nf := len(s.LoopCert)
+	order := "H1's branches, H1's linear FIR, H2's branches, H2's linear FIR"
+	if s.hasSections() {
+		order = "H1's branches, H1's linear FIR, H1's first-order sections, H2's branches, H2's linear FIR"
+	}
 	if n > 1 {
 		def("MEMBERS", n, "loops averaged")
-		def("FIRS", nf, "FIRs certified, loop by loop: H1's branches, H1's linear FIR, H2's branches, H2's linear FIR")
+		def("FIRS", nf, "FIRs certified, loop by loop: "+order)
 	} else {
-		def("FIRS", nf, "FIRs certified: H1's branches, H1's linear FIR, H2's branches, H2's linear FIR")
+		def("FIRS", nf, "FIRs certified: "+order)
 	}
 	fmt.Fprintf(h, "/* per FIR, in the order of %s_FIRS: certified lower bound of min Re G and the w where it occurs */\n", U)
 	fmt.Fprintf(h, "extern const double %s_cert_min_re[%d];\nextern const double %s_cert_omega[%d];\n", P, nf, P, nf)
@@ -255,6 +272,24 @@ func loopC(s *Source, name string) ([]File, error) {
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
 }
 
+// hasSections reports whether a loop of s has first-order sections.
+func (s *Source) hasSections() bool {
+	for _, m := range s.Loop {
+		if m.P1 > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionsNote is the sections of m in the summary's structure line.
+func sectionsNote(m *loop.Model) string {
+	if m.P1 == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", first-order sections %d", m.P1)
+}
+
 // cDefiner returns a writer of "#define U_KEY value /* comment */" lines.
 func cDefiner(h *bytes.Buffer, U string) func(k string, v any, comment string) {
 	return func(k string, v any, comment string) {
@@ -281,6 +316,9 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	def("B2", m.B2, "H2 (feedback): lifted branches")
 	def("T2", m.T2, "H2: taps per branch")
 	def("L2", m.L2, "H2: taps of the parallel linear FIR")
+	if m.P1 > 0 {
+		def("P1", m.P1, "H1: first-order sections s_k(t) = a_k s_k(t-1) + b_k e(t)")
+	}
 	def("U_SCALE", hexf(m.SU), fmt.Sprintf("u' = u / u_scale, %.6g", m.SU))
 	def("Y_SCALE", hexf(m.SY), fmt.Sprintf("y = y_scale y', %.6g", m.SY))
 	h.WriteString("\n/* The state of one running instance: the loop's memory, nothing else. Rings are doubled:\n   each value is written at i and i + len, so lags 0 .. len-1 are one run from the head. */\ntypedef struct {\n")
@@ -297,6 +335,9 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	if m.L2 > 0 {
 		fmt.Fprintf(h, "\tdouble y_hist[%d]; /* y'(t-k), H2's input */\n\tint hy;\n", 2*m.L2)
 	}
+	if m.P1 > 0 {
+		fmt.Fprintf(h, "\tdouble sec[%d];    /* H1's sections' states s_k(t-1) */\n", m.P1)
+	}
 	h.WriteString("\tdouble y_prev;     /* y'(t-1) */\n")
 	fmt.Fprintf(h, "} %s_state;\n\n", P)
 	for l := range m.Lift.W {
@@ -312,6 +353,10 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 		if len(a.v) > 0 {
 			cArray(c, true, P+"_"+a.name, a.v, a.what+" (normalized units; from the factors, loop.Taps)")
 		}
+	}
+	if m.P1 > 0 {
+		cArray(c, true, P+"_sa", tp.Poles, "H1 sections' poles a_k = (1 - 1e-6) tanh(alpha_k) (loop.Sections)")
+		cArray(c, true, P+"_sb", tp.Gains, "H1 sections' gains b_k = beta_k^2 (1 - a_k) (normalized units)")
 	}
 
 	// reset
@@ -334,6 +379,9 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	}
 	if m.L2 > 0 {
 		zero("y_hist", 2*m.L2, "hy")
+	}
+	if m.P1 > 0 {
+		zero("sec", m.P1, "")
 	}
 	c.WriteString("\ts->y_prev = 0.0;\n}\n\n")
 
@@ -389,10 +437,17 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	}
 	c.WriteString("\t/* H1: y' = a1 e + r1 */\n")
 	split(m.B1, m.T1, m.L1, "w1", "h1", "g1", "l1", "e_hist", "he", "a1", "r1", "")
+	if m.P1 > 0 {
+		c.WriteString("\t/* H1's sections: b_k e(t) + a_k s_k(t-1) */\n")
+		fmt.Fprintf(c, "\tfor (int k = 0; k < %d; k++) {\n\t\ta1 += %s_sb[k];\n\t\tr1 += %s_sa[k] * s->sec[k];\n\t}\n", m.P1, P, P)
+	}
 	c.WriteString("\t/* H2: z = a2 y' + r2 */\n")
 	split(m.B2, m.T2, m.L2, "w2", "h2", "g2", "l2", "y_hist", "hy", "a2", "r2", fmt.Sprintf("%d + ", m.B1))
 	c.WriteString("\t/* the loop, e = u' - z, solved for y' (a1, a2 >= 0: 1 + a1 a2 >= 1) */\n")
 	c.WriteString("\ty = (a1 * (up - r2) + r1) / (1.0 + a1 * a2);\n\te = up - a2 * y - r2;\n")
+	if m.P1 > 0 {
+		fmt.Fprintf(c, "\tfor (int k = 0; k < %d; k++)\n\t\ts->sec[k] = %s_sa[k] * s->sec[k] + %s_sb[k] * e;\n", m.P1, P, P)
+	}
 	store := func(B, T int, ring, head, x, noff string) {
 		if B > 0 {
 			fmt.Fprintf(c, "\tfor (int j = 0; j < %d; j++)\n\t\ts->%s[s->%s * %d + j] = s->%s[(s->%s + %d) * %d + j] = n[%sj] * %s;\n", B, ring, head, B, ring, head, T, B, noff, x)

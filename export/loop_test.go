@@ -21,7 +21,9 @@ import (
 
 // loopStructures are the loops every exported form is checked on: the two
 // shapes train uses, no branch in H2, a lift that sees only y (and H1 only
-// a linear FIR), one tap, no hidden layer, and three hidden layers.
+// a linear FIR), one tap, no hidden layer, three hidden layers, and H1's
+// first-order sections (train --loop-sections) beside a linear FIR and
+// without one.
 var loopStructures = []struct {
 	name string
 	s    loop.Structure
@@ -32,6 +34,8 @@ var loopStructures = []struct {
 	{"y_only", loop.Structure{R2: 2, L1: 6, B2: 2, T2: 4}},
 	{"one_tap", loop.Structure{R1: 1, R2: 1, B1: 2, T1: 1, B2: 1, T2: 1}},
 	{"deep", loop.Structure{R1: 2, R2: 3, Hidden: []int{3, 4, 2}, B1: 1, T1: 5, L1: 2, B2: 2, T2: 3, L2: 5}},
+	{"sections", loop.Structure{R1: 2, R2: 2, Hidden: []int{4}, B1: 2, T1: 6, L1: 12, B2: 2, T2: 6, L2: 6, P1: 3}},
+	{"sections_no_linear", loop.Structure{R1: 1, R2: 1, B1: 2, T1: 3, B2: 1, T2: 2, P1: 2}},
 }
 
 // randomLoop returns a loop of structure s with seeded random parameters
@@ -73,6 +77,7 @@ var loopMeans = []struct {
 }{
 	{"mean_sized_wide", []int{0, 1}},
 	{"mean_of_three", []int{2, 3, 5}},
+	{"mean_with_sections", []int{0, 6}},
 }
 
 // loopCases writes every loop structure, then every mean of loopMeans, to a
@@ -178,9 +183,10 @@ func TestLoopCMatchesSimulate(t *testing.T) {
 	t.Logf("largest relative difference from Simulate (libm tanh against math.Tanh): %.3g", worst)
 }
 
-// TestLoopFMU builds two loops' source FMUs as shared libraries, checks
-// modelDescription.xml and drives them with fmi2 calls (as TestFMU does an
-// NFIR's): a record, a reset, another, then steps of 2·ts.
+// TestLoopFMU builds three loops' and a mean's source FMUs as shared
+// libraries, checks modelDescription.xml and drives them with fmi2 calls
+// (as TestFMU does an NFIR's): a record, a reset, another, then steps of
+// 2·ts.
 func TestLoopFMU(t *testing.T) {
 	cc(t)
 	const ts = 0.01
@@ -191,7 +197,7 @@ func TestLoopFMU(t *testing.T) {
 	}
 	cases := loopCases(t)
 	driver := filepath.Join(dir, "driver")
-	for i, c := range []testCase{cases[0], cases[5], cases[len(loopStructures)]} {
+	for i, c := range []testCase{cases[0], cases[5], cases[len(loopStructures)], cases[6]} {
 		t.Run(c.name, func(t *testing.T) {
 			name := fmt.Sprintf("loop%d", i)
 			out, err := FMU(c.src, name, 0)
@@ -375,5 +381,52 @@ func TestPythonLoopReader(t *testing.T) {
 	}
 	if last := res[len(res)-1]; !strings.Contains(last.Refused, "params.theta") {
 		t.Errorf("a loop file with one number too many in theta: %+v, want a refusal naming params.theta", last)
+	}
+}
+
+// TestLoopSectionsCertificate: the certificate of a loop with sections
+// lists each section after H1's linear FIR with loop.SectionMinRe's bound,
+// the C names the count and the order, and a loop without sections exports
+// no trace of them.
+func TestLoopSectionsCertificate(t *testing.T) {
+	cases := loopCases(t)
+	c := cases[6]
+	m := c.src.Loop[0]
+	if m.P1 != 3 {
+		t.Fatalf("case %s has %d sections, want 3", c.name, m.P1)
+	}
+	tp := m.FIRTaps()
+	var names []string
+	for _, fc := range c.src.LoopCert {
+		names = append(names, fc.Name)
+	}
+	want := []string{"H1 branch 0", "H1 branch 1", "H1 linear", "H1 section 0", "H1 section 1", "H1 section 2", "H2 branch 0", "H2 branch 1", "H2 linear"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Fatalf("certified %q, want %q", names, want)
+	}
+	for k := range 3 {
+		re, om := loop.SectionMinRe(tp.Poles[k], tp.Gains[k])
+		if got := c.src.LoopCert[3+k]; got.MinRe != re || got.Omega != om || !(re >= 0) {
+			t.Errorf("section %d: certificate %+v, want %g at %g", k, got, re, om)
+		}
+	}
+	files, err := C(c.src, "plant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(files[0].Data)
+	for _, s := range []string{"#define PLANT_P1", "H1's first-order sections", "double sec[3]", "H1 section 2", "first-order sections 3"} {
+		if !strings.Contains(h, s) {
+			t.Errorf("plant.h has no %q", s)
+		}
+	}
+	plain, err := C(cases[0].src, "plant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range plain {
+		if strings.Contains(string(f.Data), "section") || strings.Contains(string(f.Data), "_P1") {
+			t.Errorf("%s of a loop without sections mentions them", f.Name)
+		}
 	}
 }

@@ -39,7 +39,7 @@ ENVELOPE_FORMAT = "gputrain-model"
 ENVELOPE_VERSION = 1
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
-_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2"}
+_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1"}
 LOOP_MARGIN = 1e-6  # loop.Margin: g(0) = (1/2 + margin) * sum f^2
 
 
@@ -246,6 +246,23 @@ class Model:
             self.branches, self.taps, self.r1, self.r2, self.hidden, self.feedback, self.linear_taps, self.mode, self.passive)
 
 
+def loop_sections(alpha, beta):
+    """The poles a and gains b of a loop's first-order sections from their parameters
+    (loop.Sections): a = (1 - margin) tanh(alpha), b = beta^2 (1 - a); s(t) = a s(t-1) + b e(t)."""
+    a = [0.999999 * math.tanh(x) for x in alpha]  # 0.999999: 1 - margin, rounded once as Go's constant
+    b = [beta[k] * beta[k] * (1.0 - a[k]) for k in range(len(a))]
+    return a, b
+
+
+def section_min_re(a, b):
+    """Lower bound of min over w of Re S(e^{iw}) = b (1 - a cos w)/(1 - 2 a cos w + a^2) of a
+    section, b/(1 + |a|) two ulps down (loop.SectionMinRe), and the w where it occurs."""
+    v = b / (1.0 + abs(a))
+    if v > 0:
+        v = math.nextafter(math.nextafter(v, 0.0), 0.0)
+    return v, (math.pi if a >= 0 else 0.0)
+
+
 def loop_taps(f, m):
     """The taps of a loop's FIR from its factors f (loop.Taps): g(k) = sum_i f(i) f(i+k),
     g(0) times (1/2 + margin), so Re G = |F|^2/2 + margin * sum f^2."""
@@ -275,10 +292,10 @@ class LoopModel:
         st = p.get("structure")
         if not isinstance(st, dict) or set(st) - _LOOP_STRUCTURE_KEYS:
             raise ValueError("%s.structure: %r" % (where, st))
-        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2"):
+        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2", "p1"):
             setattr(self, k, _int(st.get(k, 0) or 0, where + ".structure." + k))
         self.hidden = [_int(h, where + ".structure.hidden") for h in (st.get("hidden") or [])]
-        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2) < 0 or any(h < 1 for h in self.hidden):
+        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1) < 0 or any(h < 1 for h in self.hidden):
             raise ValueError(where + ".structure: negative size or hidden width < 1")
         if self.r1 + self.r2 < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
             raise ValueError(where + ".structure: the windows r1 + r2 must be >= 1, and branches need taps >= 1")
@@ -291,7 +308,7 @@ class LoopModel:
                 raise ValueError("%s.%s %r must be finite > 0" % (where, name, v))
         sizes = [self.r1 + self.r2] + self.hidden + [self.b1 + self.b2]
         nmlp = sum(sizes[l + 1] * sizes[l] + sizes[l + 1] for l in range(len(sizes) - 1))
-        nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2]
+        nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2, self.p1, self.p1]
         theta = _array(p.get("theta"), nmlp + sum(nf), where + ".theta")
         self.W, self.b = [], []
         o = 0
@@ -309,6 +326,8 @@ class LoopModel:
         self.L1 = loop_taps(fac[1], self.l1)
         self.G2 = np.array([loop_taps(fj, self.t2) for fj in fac[2].reshape(self.b2, self.t2)]).reshape(self.b2, self.t2)
         self.L2 = loop_taps(fac[3], self.l2)
+        # H1's first-order sections: poles and gains from alpha, beta (theta's last 2 p1 numbers).
+        self.SA, self.SB = loop_sections([float(v) for v in fac[4]], [float(v) for v in fac[5]])
         self.mode = "factored"
         self.certificate = []
         for name, G, L in (("H1", self.G1, self.L1), ("H2", self.G2, self.L2)):
@@ -316,6 +335,12 @@ class LoopModel:
                 self.certificate.append(("%s%s branch %d" % (prefix, name, j),) + certify(g))
             if L.size:
                 self.certificate.append(("%s%s linear" % (prefix, name),) + certify(L))
+            if name == "H1":
+                for k, (a, b) in enumerate(zip(self.SA, self.SB)):
+                    re, om = section_min_re(a, b)
+                    if not (abs(a) < 1 and b >= 0):
+                        re = -1.0
+                    self.certificate.append(("%sH1 section %d" % (prefix, k), re, om))
         failed = [c[0] for c in self.certificate if c[1] < 0]
         self.passive = not failed
         if failed:
@@ -350,6 +375,7 @@ class LoopModel:
         T, B1 = u.size, self.b1
         y, e = np.zeros(T), np.zeros(T)
         w1, w2 = np.zeros((T, self.b1)), np.zeros((T, self.b2))
+        sec = [0.0] * self.p1  # s_k(t-1)
         for t in range(T):
             p = [u[k] if k >= 0 else 0.0 for k in range(t - self.r1 + 1, t + 1)]
             p += [y[k] if k >= 0 else 0.0 for k in range(t - self.r2, t)]
@@ -358,15 +384,20 @@ class LoopModel:
                 h = np.tanh(W @ h + b)
             n1, n2 = h[:B1], h[B1:]
             a1, r1 = self._split(self.G1, self.L1, n1, w1, e, t)
+            for k in range(self.p1):  # H1's sections: b_k in a1, a_k s_k(t-1) in r1
+                a1 += self.SB[k]
+                r1 += self.SA[k] * sec[k]
             a2, r2 = self._split(self.G2, self.L2, n2, w2, y, t)
             y[t] = (a1 * (u[t] - r2) + r1) / (1.0 + a1 * a2)
             e[t] = u[t] - a2 * y[t] - r2
+            for k in range(self.p1):
+                sec[k] = self.SA[k] * sec[k] + self.SB[k] * e[t]
             w1[t], w2[t] = n1 * e[t], n2 * y[t]
         return y * self.y_scale
 
     def __repr__(self):
-        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, passive=%r)" % (
-            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.passive)
+        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, p1=%d, passive=%r)" % (
+            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.passive)
 
 
 def _loop_envelope(f):
