@@ -17,6 +17,19 @@
 // so y(t) = a1 e(t) + r1, z(t) = a2 y(t) + r2 with a1, a2 ≥ 0 and known
 // r1, r2, and y(t) = (a1 (u(t) − r2) + r1)/(1 + a1 a2) is explicit.
 //
+// Slow memory in few numbers. A FIR holds a memory of L samples in L
+// taps; a plant whose linear part has one slow pole (a free mass with
+// viscous friction, m/c of thousands of samples) needs a FIR too long to
+// fit. H1 may therefore carry P1 first-order sections beside its linear
+// FIR, s_k(t) = a_k s_k(t−1) + b_k e(t) adding s_k(t) to y(t), two
+// parameters each (Sections: |a_k| < 1 and b_k ≥ 0 for every parameter
+// value). Each is positive real, Re S_k ≥ b_k/(1+|a_k|) ≥ 0, so H1 stays a
+// sum of passive operators between and beside the lifts (Theorem 2 allows
+// any passive LTI filter there) and the loop stays passive. The direct
+// term b_k adds to a1 ≥ 0, a_k s_k(t−1) to r1: the explicit solve below is
+// unchanged. Structure.P1 = 0 (the default shapes) is the loop without
+// them.
+//
 // Passive by parameterization. Each FIR's taps are the half
 // autocorrelation of free factors f (Taps): Re G = |F|²/2 + Margin·Σf² > 0
 // for every value of f, and by the Fejér–Riesz theorem no passive FIR of

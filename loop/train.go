@@ -33,7 +33,9 @@ type Config struct {
 	// of Window scored samples, each simulated from rest BurnIn samples
 	// earlier (at least the model's memory, Structure.Memory, so that the
 	// scored samples see a full history): backpropagation through time over
-	// bounded spans.
+	// bounded spans. With sections (Structure.P1 > 0) the burn-in is at
+	// least twice their slowest initial time constant, 32·max(L1, 8)
+	// samples, so that records shorter than that train whole, from rest.
 	Window, BurnIn int
 	// MaxSamples bounds the training time: training stops once this many
 	// samples have been simulated forward and backward (0: no bound).
