@@ -48,7 +48,7 @@ type Source struct {
 	Loop     loop.Mean         // the loop, or the mean of several (a gputrain-model file of class loop); nil for an NFIR
 	Meta     model.Meta        // a loop's Mode is LoopMode
 	Cert     model.Certificate // an NFIR's certificate
-	LoopCert []FIRCert         // a loop's: every FIR of H1, then of H2
+	LoopCert []FIRCert         // a loop's: every FIR of H1 and its sections, then every FIR of H2
 	Claim    Claim
 	File     string // base name of the model file
 	SHA256   string // of the file's bytes, lower-case hex

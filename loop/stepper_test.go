@@ -113,10 +113,12 @@ func TestCheckNamesTheField(t *testing.T) {
 }
 
 // BenchmarkStepper times one Step of the two shapes train uses, at a
-// memory of 20 samples.
+// memory of 20 samples, and of the sized one with three sections.
 func BenchmarkStepper(b *testing.B) {
-	for i, s := range Shapes(20) {
-		b.Run([]string{"sized", "wide"}[i], func(b *testing.B) {
+	slow := Sized(20)
+	slow.P1 = 3
+	for i, s := range append(Shapes(20), slow) {
+		b.Run([]string{"sized", "wide", "sized+3sections"}[i], func(b *testing.B) {
 			m, err := New(s)
 			if err != nil {
 				b.Fatal(err)
