@@ -460,11 +460,11 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 		}
 		// s_k(t) = a_k s_k(t−1) + b_k e(t); secb becomes s_k(t−1)'s
 		sprev := tp.sec[tt*m.P1 : (tt+1)*m.P1]
-		for k, sb := range secb {
-			eb[tt] += sb * t.sb[k]
-			gr.sb[k] += sb * et
-			gr.sa[k] += sb * sprev[k]
-			secb[k] = sb * t.sa[k]
+		for k, bar := range secb {
+			eb[tt] += bar * t.sb[k]
+			gr.sb[k] += bar * et
+			gr.sa[k] += bar * sprev[k]
+			secb[k] = bar * t.sa[k]
 		}
 		a1, a2, r2, d := tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt]
 		// e = u − a2 y − r2
