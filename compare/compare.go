@@ -40,6 +40,40 @@ type Options struct {
 	// Progress, when set, receives one line as each class starts and one as
 	// it ends; it may be called from several goroutines, one line at a time.
 	Progress func(line string)
+	// Fit, when set, trains class c in place of c.Fit (which it must
+	// equal for the table to be the comparison's) and returns the model
+	// with its training time in seconds: package searchdir trains each
+	// class as a trial of a sweep, and Fit reads the trial's model back.
+	Fit func(ctx context.Context, c classes.Class, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, float64, error)
+}
+
+// Classes returns the classes opt trains, in order, and the FitOptions
+// every one of them gets: up to Workers classes train side by side, each
+// on its share of the workers.
+func (opt Options) Classes() ([]classes.Class, classes.FitOptions, error) {
+	if opt.Workers < 0 || opt.ValSkip < 0 || opt.TestSkip < 0 {
+		return nil, classes.FitOptions{}, fmt.Errorf("compare: workers %d, val skip %d and test skip %d must be ≥ 0", opt.Workers, opt.ValSkip, opt.TestSkip)
+	}
+	names := opt.Only
+	if names == nil {
+		names = classes.Names()
+	}
+	var cs []classes.Class
+	for _, n := range names {
+		c, err := classes.Lookup(n)
+		if err != nil {
+			return nil, classes.FitOptions{}, fmt.Errorf("compare: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		return nil, classes.FitOptions{}, errors.New("compare: no class to train")
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return cs, classes.FitOptions{Seed: opt.Seed, Workers: max(1, workers/min(workers, len(cs))), Budget: opt.Budget, ValSkip: opt.ValSkip}, nil
 }
 
 // Row is one class's result. Fits are the median over records of the
@@ -103,23 +137,9 @@ func Run(ctx context.Context, train, val, test *data.Dataset, opt Options) (Tabl
 	if val == nil || val.Len() == 0 {
 		return t, errors.New("compare: no validation data (every class selects or stops on it)")
 	}
-	if opt.Workers < 0 || opt.ValSkip < 0 || opt.TestSkip < 0 {
-		return t, fmt.Errorf("compare: workers %d, val skip %d and test skip %d must be ≥ 0", opt.Workers, opt.ValSkip, opt.TestSkip)
-	}
-	names := opt.Only
-	if names == nil {
-		names = classes.Names()
-	}
-	var cs []classes.Class
-	for _, n := range names {
-		c, err := classes.Lookup(n)
-		if err != nil {
-			return t, fmt.Errorf("compare: %w", err)
-		}
-		cs = append(cs, c)
-	}
-	if len(cs) == 0 {
-		return t, errors.New("compare: no class to train")
+	cs, fitOpt, err := opt.Classes()
+	if err != nil {
+		return t, err
 	}
 	start := time.Now()
 	if c, err := trainer.CheckData(ctx, train, CheckTaps); err != nil {
@@ -132,7 +152,6 @@ func Run(ctx context.Context, train, val, test *data.Dataset, opt Options) (Tabl
 		workers = runtime.GOMAXPROCS(0)
 	}
 	par := min(workers, len(cs))
-	fitOpt := classes.FitOptions{Seed: opt.Seed, Workers: max(1, workers/par), Budget: opt.Budget, ValSkip: opt.ValSkip}
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
 		if opt.Progress != nil {
@@ -175,10 +194,18 @@ func runOne(ctx context.Context, c classes.Class, train, val, test *data.Dataset
 		if p := recover(); p != nil {
 			r.Model, r.Error = nil, fmt.Sprintf("internal error: %v", p)
 		}
-		r.Seconds = time.Since(start).Seconds()
+		if opt.Fit == nil {
+			r.Seconds = time.Since(start).Seconds()
+		}
 	}()
-	m, err := c.Fit(ctx, train, val, fitOpt)
-	r.Seconds = time.Since(start).Seconds()
+	var m classes.Model
+	var err error
+	if opt.Fit != nil {
+		m, r.Seconds, err = opt.Fit(ctx, c, train, val, fitOpt)
+	} else {
+		m, err = c.Fit(ctx, train, val, fitOpt)
+		r.Seconds = time.Since(start).Seconds()
+	}
 	if err != nil {
 		r.Error = oneLine(err)
 		return r

@@ -20,4 +20,14 @@
 // back and chosen among (the best or their mean) as in one process. The
 // linear FIR's doubling (one convex solve per length) trains in the
 // searching process.
+//
+// Compare's classes are one more plan, compare/plan.json (Trainer.Compare,
+// gputrain compare --search-dir): each trial is train --model CLASS
+// --class-budget B with the seed, workers and validation skip that compare
+// gives the class, which trains the model compare trains in one process.
+// The models are read back and scored on the validation and test data by
+// compare itself (compare.Options.Fit), so the table is compare's; a class
+// that failed in its trial gets a row with the last line of its log. The
+// test data are written beside the others for sweep collect; no trial
+// reads them.
 package searchdir

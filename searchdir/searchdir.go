@@ -52,8 +52,8 @@ type Trainer struct {
 	// prints ("gputrain" when empty).
 	Command string
 
-	trainFile, valFile string // in Dir
-	ts                 float64
+	trainFile, valFile, testFile string // in Dir
+	ts                           float64
 }
 
 // Open makes dir ready for a search on train and val: it creates the folder,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/classes"
 )
 
@@ -35,9 +36,11 @@ func checkFinite(name string, v []float64) error {
 func cancelled(ctx context.Context) error { return ctx.Err() }
 
 // Classes are the classes of this package, in the order compare lists them.
+// Their sizes are the defaults of their flags, so that train --model CLASS
+// with no flag of the class trains the class compare trains.
 var (
-	MLP   classes.Class = mlpClass{}
-	GRU   classes.Class = gruClass{}
+	MLP   classes.Class = mlpClass{Memory: baselines.DefaultMLPConfig().Memory}
+	GRU   classes.Class = gruClass{Units: baselines.DefaultGRUConfig().Units}
 	N4SID classes.Class = n4sidClass{}
-	REN   classes.Class = renClass{}
+	REN   classes.Class = renClass{States: baselines.DefaultRENConfig().States, Neurons: baselines.DefaultRENConfig().Neurons}
 )

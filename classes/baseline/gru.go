@@ -21,8 +21,10 @@ func (gruClass) About() string {
 func (c gruClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	def := baselines.DefaultGRUConfig()
 	fs.IntVar(&c.Units, "gru-units", def.Units, "--model gru: units of the GRU's state")
-	fs.IntVar(&c.Epochs, "gru-epochs", def.Epochs, "--model gru: maximum epochs (early stopping on validation data)")
-	fs.IntVar(&c.MaxSamples, "gru-max-samples", def.MaxSamples, "--model gru: training budget, samples simulated by the training steps over the whole run (about 6 µs each on two cores)")
+	// 0, not the defaults, so that --class-budget quick sets them as in compare
+	q := quickGRU(def)
+	fs.IntVar(&c.Epochs, "gru-epochs", 0, fmt.Sprintf("--model gru: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, q.Epochs))
+	fs.IntVar(&c.MaxSamples, "gru-max-samples", 0, fmt.Sprintf("--model gru: training budget, samples simulated by the training steps over the whole run, about 6 µs each on two cores (0: %d, or %d with --class-budget quick)", def.MaxSamples, q.MaxSamples))
 	return func() classes.Class { return c }
 }
 

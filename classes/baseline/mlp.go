@@ -21,9 +21,13 @@ func (mlpClass) About() string {
 func (c mlpClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	def := baselines.DefaultMLPConfig()
 	fs.IntVar(&c.Memory, "mlp-memory", def.Memory, "--model mlp: input samples the network sees")
-	fs.IntVar(&c.Epochs, "mlp-epochs", def.Epochs, "--model mlp: maximum epochs (early stopping on validation data)")
+	// 0, not the default, so that --class-budget quick sets them as in compare
+	fs.IntVar(&c.Epochs, "mlp-epochs", 0, fmt.Sprintf("--model mlp: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, mlpQuickEpochs))
 	return func() classes.Class { return c }
 }
+
+// mlpQuickEpochs are the epochs of a Quick budget.
+const mlpQuickEpochs = 60
 
 func (c mlpClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
 	if err := cancelled(ctx); err != nil {
@@ -32,7 +36,7 @@ func (c mlpClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	cfg := baselines.DefaultMLPConfig()
 	cfg.Seed = opt.Seed
 	if opt.Budget == classes.Quick {
-		cfg.Epochs, cfg.Patience = 60, 10
+		cfg.Epochs, cfg.Patience = mlpQuickEpochs, 10
 	}
 	if c.Memory != 0 {
 		cfg.Memory = c.Memory

@@ -23,9 +23,13 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	def := baselines.DefaultRENConfig()
 	fs.IntVar(&c.States, "ren-states", def.States, "--model ren: dimension of the REN's state")
 	fs.IntVar(&c.Neurons, "ren-neurons", def.Neurons, "--model ren: width of its equilibrium layer")
-	fs.IntVar(&c.Epochs, "ren-epochs", def.Epochs, "--model ren: maximum epochs (early stopping on validation data)")
+	// 0, not the default, so that --class-budget quick sets it as in compare
+	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
 }
+
+// renQuickEpochs are the epochs of a Quick budget.
+const renQuickEpochs = 150
 
 func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
 	if err := cancelled(ctx); err != nil {
@@ -33,7 +37,7 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	}
 	cfg := baselines.DefaultRENConfig()
 	if opt.Budget == classes.Quick {
-		cfg.Epochs, cfg.Patience = 150, 20 // 40 epochs stopped at 58% on 60 MSD records, where the full 300 reach 93%
+		cfg.Epochs, cfg.Patience = renQuickEpochs, 20 // 40 epochs stopped at 58% on 60 MSD records, where the full 300 reach 93%
 	}
 	cfg.Seed, cfg.Workers, cfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	if c.States != 0 {

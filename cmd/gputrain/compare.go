@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -38,9 +39,10 @@ func runCompare(e *env, args []string) error {
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model files (0: the data file's, else unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
+	sdir := addCompareDirFlags(fs)
 	fs.BoolVar(&jsonOut, "json", false, `print the table as one JSON object on stdout: {"data", "data_check", "rows": [{"class", "val_fit", "test_fit", "passive", "certificate", "params", "seconds", "error"}…]}`)
 	spec := flagSpec{
-		usage: "gputrain compare --data FILE --val FILE [--test FILE] [--only fir,nfir,…] [--quick] [--json] [--plot DIR] [--out DIR]",
+		usage: "gputrain compare --data FILE --val FILE [--test FILE] [--only fir,nfir,…] [--quick] [--json] [--plot DIR] [--out DIR] [--search-dir DIR [--search-wait]]",
 		about: `Train every model class a user would otherwise pick on the same data and print one table:
 closed-loop (free-run) Fit on validation and test data (median over records), whether the model
 is certified passive, its parameters and training time, with the data check of the training data
@@ -61,6 +63,9 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 		return usagef("--workers, --val-skip and --skip must be ≥ 0")
 	case !finite(ts) || ts < 0:
 		return usagef("--ts %v: must be a finite number ≥ 0", ts)
+	}
+	if err := sdir.checkCompare(); err != nil {
+		return err
 	}
 	for flag, dir := range map[string]string{"out": outDir, "plot": plotDir} {
 		if dir == "" {
@@ -118,7 +123,10 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 	if !quiet {
 		copt.Progress = func(l string) { fmt.Fprintln(e.stderr, l) }
 	}
-	tab, err := compare.Run(e.ctx, train, val, test, copt)
+	tab, err := sdir.compare(e, train, val, test, copt, quiet)
+	if ce := (*cliError)(nil); errors.As(err, &ce) {
+		return err
+	}
 	if len(tab.Rows) == 0 {
 		return failf("%v", err)
 	}

@@ -205,6 +205,8 @@ func runTrain(e *env, args []string) error {
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
+	var classBudget classes.Budget
+	fs.Var(&classBudget, "class-budget", "train --model CLASS exactly as compare does, with this budget: full, or quick as compare --quick; with --model nfir, the class nfir of compare (its own structure search and loop) instead of the NFIR training that the other flags set")
 	spec := flagSpec{
 		usage: "gputrain train --data FILE [--val FILE] [--out model.json] [--model CLASS] [flags]",
 		about: `Train a passive lifted FIR (NFIR) model with Algorithm 1 of the paper: alternate the convex
@@ -226,19 +228,27 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if err := cf.check(string(modelName), h.cmdline); err != nil {
 		return err
 	}
-	if *logPath != "" && modelName != defaultModel {
-		return usagef("--log records the NFIR's θ_G steps and epochs; --model %s does not write one: leave --log out", modelName)
+	classFit := modelName != defaultModel || isSet(fs, "class-budget")
+	what := "--model " + string(modelName)
+	if modelName == defaultModel {
+		what = "--class-budget"
 	}
-	if *warmPath != "" && modelName != defaultModel {
-		return usagef("--warm-start continues an NFIR's training; --model %s starts afresh: leave --warm-start out", modelName)
+	if *logPath != "" && classFit {
+		return usagef("--log records the NFIR's θ_G steps and epochs; %s does not write one: leave --log out", what)
+	}
+	if *warmPath != "" && classFit {
+		return usagef("--warm-start continues an NFIR's training; %s starts afresh: leave --warm-start out", what)
+	}
+	if sdir.dir != "" && classFit {
+		return usagef("--search-dir holds the trials of train's structure search; %s runs none: leave --search-dir out", what)
 	}
 	start, err := h.warmStart(*warmPath)
 	if err != nil {
 		return err
 	}
-	if modelName != defaultModel {
+	if classFit {
 		return (&classTrain{name: string(modelName), fs: fs, h: h, cf: cf, dataPath: dataPath, valPath: valPath, out: out,
-			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut, force: *force}).run(e)
+			plotDir: plotDir, config: config, cols: cols, ts: ts, quiet: quiet, jsonOut: jsonOut, force: *force, budget: classBudget}).run(e)
 	}
 	cfg, err := h.resolve()
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // defaultModel is the class train fits with no --model: the NFIR of
@@ -108,7 +109,8 @@ type classTrain struct {
 	cols                            *columns
 	ts                              float64
 	quiet, jsonOut                  bool
-	force                           bool // --force: replace an existing --out, keeping it as .bak
+	force                           bool           // --force: replace an existing --out, keeping it as .bak
+	budget                          classes.Budget // --class-budget
 }
 
 func (j *classTrain) run(e *env) error {
@@ -185,7 +187,7 @@ func (j *classTrain) run(e *env) error {
 			return err
 		}
 	}
-	fo := classes.FitOptions{Seed: cfg.Seed, Workers: cfg.Workers, ValSkip: valSkip}
+	fo := classes.FitOptions{Seed: cfg.Seed, Workers: cfg.Workers, ValSkip: valSkip, Budget: j.budget}
 	if !j.quiet {
 		fo.Progress = func(l string) { fmt.Fprintln(e.stderr, l) }
 	}
@@ -197,8 +199,15 @@ func (j *classTrain) run(e *env) error {
 	if errors.Is(fitErr, classes.ErrSettings) {
 		return usagef("--model %s: %s", j.name, strings.TrimPrefix(fitErr.Error(), classes.ErrSettings.Error()+": "))
 	}
-	if fitErr != nil && !interrupted {
+	var panicked *trainer.PanicError
+	if fitErr != nil && !interrupted && errors.As(fitErr, &panicked) {
 		return failf("training %s failed: %v", j.name, fitErr)
+	}
+	if fitErr != nil && !interrupted {
+		// A class's fit reads nothing but its settings and the data, so it
+		// fails again on the same input: bad input, which a sweep records
+		// as failed instead of retrying it (compare says why in its row).
+		return badInput(fmt.Errorf("training %s failed: %w", j.name, fitErr))
 	}
 	if m == nil {
 		return failf("interrupted before a model was trained; nothing written")
@@ -206,6 +215,9 @@ func (j *classTrain) run(e *env) error {
 	extra := j.cf.settings(j.fs, j.name)
 	extra["model"], extra["data"], extra["u"], extra["y"] = j.name, j.dataPath, j.cols.u, j.cols.y
 	extra["seed"], extra["workers"], extra["val-skip"] = cfg.Seed, cfg.Workers, cfg.ValSkip
+	if isSet(j.fs, "class-budget") {
+		extra["class-budget"] = j.budget.String()
+	}
 	if j.valPath != "" {
 		extra["val"] = j.valPath
 	}

@@ -83,7 +83,7 @@ func checkData(ctx context.Context, d *data.Dataset, cfg trainer.Config) (*train
 	// taken for an offset; the least squares of 1000 taps take a fraction of
 	// a second
 	taps := min(max(200, st.Taps, st.LinearTaps), 1000)
-	c, err := trainer.CheckDataWorkers(ctx, d, taps, cfg.Workers)
+	c, err := checkDataOnce(ctx, d, taps, cfg.Workers)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the data check did not run: %v", err)}
 	}
