@@ -38,6 +38,10 @@ type Peer struct {
 	Python  string   // interpreter ("" : python3 on PATH)
 	DTypes  []string // float32, float64 (nil: both, float32 first)
 	Threads int      // torch.set_num_threads (0: 2, the CI machine's cores)
+	// Dir, when set, receives the script and its input and output files
+	// and keeps them, to run the script again by hand (default: a temporary
+	// directory, removed).
+	Dir string
 }
 
 func (p Peer) python() string {
@@ -210,11 +214,15 @@ func (p Peer) RunPeer(ctx context.Context, dtype string, cfg trainer.Config, tra
 	if err := checkPeerConfig(cfg); err != nil {
 		return r, err
 	}
-	dir, err := os.MkdirTemp("", "gputrain-torch-")
-	if err != nil {
-		return r, fmt.Errorf("trainbench: %w", err)
+	dir := p.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "gputrain-torch-")
+		if err != nil {
+			return r, fmt.Errorf("trainbench: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
-	defer os.RemoveAll(dir)
 	file := func(name string) string { return filepath.Join(dir, name) }
 	pc := peerConfig{Passivity: string(cfg.Passivity), H: cfg.H, Eps: cfg.Eps, Rho: cfg.Rho, Decay: cfg.Decay,
 		GammaG: cfg.GammaG, Iters: cfg.Iters, Epochs: cfg.Epochs, Patience: cfg.Patience, Batch: cfg.Batch,
