@@ -257,6 +257,8 @@ func (p Peer) RunPeer(ctx context.Context, dtype string, cfg trainer.Config, tra
 		args = append(args, "--model-out", modelOut)
 	}
 	cmd := exec.CommandContext(ctx, p.python(), args...)
+	// cvxopt's BLAS (OpenBLAS) on as many threads as torch: the same cores
+	cmd.Env = append(os.Environ(), fmt.Sprintf("OPENBLAS_NUM_THREADS=%d", threads), fmt.Sprintf("OMP_NUM_THREADS=%d", threads))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return r, fmt.Errorf("trainbench: %w", err)

@@ -19,12 +19,15 @@ Algorithm 1 as the Go trainer runs it (trainer/trainer.go), step by step:
   theta_G: Gram matrix P = sum Phi'Phi, b = sum Phi'y of the branch regressors
            Phi[t, (j,k)] = n_j(t) n_j(t-k) u(t-k) (and u(t-k) for a parallel linear FIR),
            then min 1/2 x'(P + gamma_G I)x - b'x under the passivity constraints of every
-           FIR and the decay bounds |g(k)| <= rho*decay^k, solved by cvxopt.solvers.qp.
-           "exact": Re G(w) = sum_k g(k)cos(kw) >= 0 for all w, by an exchange loop (a
-           working set of frequencies, grown by the local minima of Re G on a 4096-point
-           grid that fall below the margin; the last deficit up to 1e-6*sum|g| is repaired
-           by raising g(0), as the Go solver's ShiftTol does). "sampled": Theorem 3's
+           FIR and the decay bounds |g(k)| <= rho*decay^k, solved by cvxopt.solvers.qp in
+           an exchange loop: "exact": Re G(w) = sum_k g(k)cos(kw) >= 0 for all w, from a
+           working set of 4*m_G frequencies per FIR, grown by the local minima of Re G
+           (a 4096-point grid, refined by Newton's method) that fall more than 1e-6*sum|g|
+           below 0, with a cluster of points around each; the deficit left is repaired by
+           raising g(0), as the Go solver's ShiftTol does. "sampled": Theorem 3's
            sum_k g(k)*2cos(h*pi*k/H) >= eps, h = 0..H, by an exchange over the samples.
+           A decay bound enters the problem once its tap exceeds it (one that is never
+           reached does not change the optimum).
            From the second iteration of a feedback model with gram-gains "auto", two
            candidate gain sets (q from the data, q from the closed-loop simulation) are
            solved and the taps with the lower closed-loop validation error are kept.
@@ -272,6 +275,7 @@ class Block:
         self.kind = cfg["passivity"]
         self.H, self.eps = cfg["H"], cfg["eps"]
         self.rho, self.decay = cfg["rho"], cfg["decay"]
+        self.bounded = set()  # taps whose decay-bound rows are in the problem
         if self.kind == "sampled":
             m = min(self.H + 1, max(2 * n, 2))
             self.work = sorted(set(int(round(i * self.H / (m - 1))) for i in range(m)))
@@ -292,6 +296,16 @@ class Block:
 
     def violated(self, g):
         """Add what the current taps violate; True when something was added."""
+        added = False
+        if self.rho > 0:
+            bound = self.rho * self.decay ** np.arange(self.n)
+            for k in np.nonzero(np.abs(g) > bound * (1 + 1e-9))[0]:
+                if int(k) not in self.bounded:
+                    self.bounded.add(int(k))
+                    added = True
+        return self.violated_re(g) or added
+
+    def violated_re(self, g):
         if self.kind == "sampled":
             v = re_g(g, self.H) * 2  # all H+1 samples in the 2cos convention
             bad = np.nonzero(v < self.eps - 1e-9 * max(1, np.abs(g).sum()))[0]
@@ -324,13 +338,16 @@ class Block:
 
 
 def solve_qp(P, bvec, gamma, blocks):
+    """The exchange loop around cvxopt.solvers.qp: the frequency rows of every block's working
+    set, and the decay-bound rows of the taps that have met their bound (a bound that is never
+    reached does not change the optimum; the loop adds the rows of any tap that exceeds it)."""
     n = len(bvec)
     Q = P + gamma * np.eye(n)
     s = np.trace(Q) / n  # conditioning; the optimum does not change
     if not s > 0:
         s = 1.0
     x = None
-    rounds = 0
+    rounds = iters = 0
     for rounds in range(1, 51):
         Gs, hs = [], []
         for bl in blocks:
@@ -342,18 +359,19 @@ def solve_qp(P, bvec, gamma, blocks):
             A[:, bl.off:bl.off + bl.n] = -2 * np.cos(np.outer(bl.omegas(), k))
             Gs.append(A)
             hs.append(np.full(len(bl.work), -bl.rhs(g)))
-            if bl.rho > 0:
-                bound = bl.rho * bl.decay ** k
-                I = np.zeros((bl.n, n))
-                I[k, bl.off + k] = 1
-                Gs += [I, -I]
-                hs += [bound, bound]
+            for kk in sorted(bl.bounded):
+                bound = bl.rho * bl.decay ** kk
+                row = np.zeros((2, n))
+                row[0, bl.off + kk], row[1, bl.off + kk] = 1, -1
+                Gs.append(row)
+                hs.append([bound, bound])
         args = [cvxopt.matrix(Q / s), cvxopt.matrix(-bvec / s)]
         if Gs:
             args += [cvxopt.matrix(np.vstack(Gs)), cvxopt.matrix(np.concatenate(hs))]
         sol = cvxopt.solvers.qp(*args)
         if sol["x"] is None:
             raise RuntimeError("cvxopt: " + sol["status"])
+        iters += sol["iterations"]
         x = np.array(sol["x"]).ravel()
         more = False
         for bl in blocks:
@@ -364,7 +382,8 @@ def solve_qp(P, bvec, gamma, blocks):
     for bl in blocks:
         if bl.kind != "none":
             x[bl.off:bl.off + bl.n] = bl.shift(x[bl.off:bl.off + bl.n].copy())
-    return x, rounds, sum(len(bl.work) for bl in blocks)
+    rows = sum(len(bl.work) + 2 * len(bl.bounded) for bl in blocks)
+    return x, {"rounds": rounds, "rows": rows, "ip_iterations": iters}
 
 
 def gram(m, s, X, chunk=40):
@@ -449,27 +468,27 @@ def main():
             yh = m.simulate(tr.u)
             Xcl = m.features(tr.u, F.pad(yh, (1, 0))[:, :-1])
             cands = ([] if cfg["gram_gains"] == "closed" else cands) + [("closed", Xcl)]
-        saved = [list(bl.work) for bl in blocks]
+        saved = [(list(bl.work), set(bl.bounded)) for bl in blocks]
         best = None
         info = {}
         for name, X in cands:
-            for bl, w in zip(blocks, saved):
-                bl.work = list(w)  # each candidate warm-starts from the last chosen working set
+            for bl, (w, bd) in zip(blocks, saved):
+                bl.work, bl.bounded = list(w), set(bd)  # each candidate starts from the last chosen working set
             P, bv = gram(m, tr, X)
             tq = time.perf_counter()
-            x, rounds, rows = solve_qp(P, bv, cfg["gamma_g"], blocks)
-            info[name] = {"qp_seconds": time.perf_counter() - tq, "rounds": rounds, "rows": rows}
+            x, info[name] = solve_qp(P, bv, cfg["gamma_g"], blocks)
+            info[name]["qp_seconds"] = time.perf_counter() - tq
             if len(cands) > 1:
                 m.set_taps(x[:m.mN * m.mG].reshape(m.mN, m.mG), x[m.mN * m.mG:])
                 e = closed_mse(m, va)
                 info[name]["closed_mse"] = e
                 if best is None or e < best[0]:
-                    best = (e, x, [list(bl.work) for bl in blocks], name)
+                    best = (e, x, [(list(bl.work), set(bl.bounded)) for bl in blocks], name)
             else:
-                best = (0, x, [list(bl.work) for bl in blocks], name)
+                best = (0, x, [(list(bl.work), set(bl.bounded)) for bl in blocks], name)
         _, x, works, chosen = best
-        for bl, w in zip(blocks, works):
-            bl.work = w
+        for bl, (w, bd) in zip(blocks, works):
+            bl.work, bl.bounded = w, bd
         m.set_taps(x[:m.mN * m.mG].reshape(m.mN, m.mG), x[m.mN * m.mG:])
         tg += time.perf_counter() - t1
 
