@@ -257,8 +257,12 @@ func (p Peer) RunPeer(ctx context.Context, dtype string, cfg trainer.Config, tra
 		args = append(args, "--model-out", modelOut)
 	}
 	cmd := exec.CommandContext(ctx, p.python(), args...)
-	// cvxopt's BLAS (OpenBLAS) on as many threads as torch: the same cores
-	cmd.Env = append(os.Environ(), fmt.Sprintf("OPENBLAS_NUM_THREADS=%d", threads), fmt.Sprintf("OMP_NUM_THREADS=%d", threads))
+	// cvxopt's BLAS (OpenBLAS) on as many threads as torch: the same cores.
+	// OpenMP's threads wait passively: on a shared machine its default
+	// spin-wait made torch's 2-thread step 10–100× slower (docs/BENCHMARKS.md,
+	// session 18), which would measure the load rather than PyTorch.
+	cmd.Env = append(os.Environ(), fmt.Sprintf("OPENBLAS_NUM_THREADS=%d", threads),
+		fmt.Sprintf("OMP_NUM_THREADS=%d", threads), "OMP_WAIT_POLICY=PASSIVE")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return r, fmt.Errorf("trainbench: %w", err)
