@@ -192,3 +192,30 @@ func TestPeerMissing(t *testing.T) {
 		t.Fatalf("Check of dtype float16 = %v, want a dtype error", err)
 	}
 }
+
+// TestCompare: the common Fit is the lower final Fit less Tol, and each
+// side's time is when its curve first reaches it.
+func TestCompare(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name        string
+		goCurve     []Point
+		goFinal     float64
+		torch       []Point
+		torchFinal  float64
+		target      float64
+		goT, torchT float64
+	}{
+		{"torch lower", []Point{{10, 80}, {20, 90}}, 90, []Point{{30, 85}, {60, 89.5}}, 89.5, 89.3, 20, 60},
+		{"go lower", []Point{{10, 80}, {20, 88}}, 88, []Point{{30, 87.85}, {60, 89.5}}, 89.5, 87.8, 20, 30},
+		{"torch failed", []Point{{10, 80}, {20, 90}}, 90, nil, nan, 89.8, 20, nan},
+	} {
+		c := Comparison{Go: Result{ClosedLoop: tc.goCurve, FinalValFit: tc.goFinal},
+			Torch: []TorchResult{{ClosedLoop: tc.torch, FinalValFit: tc.torchFinal}}}
+		c.compare()
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12 }
+		if !same(c.Target, tc.target) || !same(c.GoTime, tc.goT) || !same(c.TorchTime[0], tc.torchT) || !same(c.Ratio[0], tc.torchT/tc.goT) {
+			t.Errorf("%s: target %g, times %g and %g, ratio %g; want %g, %g, %g", tc.name, c.Target, c.GoTime, c.TorchTime[0], c.Ratio[0], tc.target, tc.goT, tc.torchT)
+		}
+	}
+}
