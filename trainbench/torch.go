@@ -388,7 +388,7 @@ func (t TorchResult) String() string {
 	if t.Error != "" {
 		return fmt.Sprintf("%s: torch %s: failed: %s", t.Case, t.DType, t.Error)
 	}
-	return fmt.Sprintf("%s: torch %s (%d threads): final closed-loop val fit %.2f%%, training %.1f s (θ_G %.1f s, Adam %.1f s, eval %.1f s)",
+	return fmt.Sprintf("%s: torch %s (threads %d): final closed-loop val fit %.2f%%, training %.1f s (θ_G %.1f s, Adam %.1f s, eval %.1f s)",
 		t.Case, t.DType, t.Threads, t.FinalValFit, t.Seconds, t.ThetaG, t.Adam, t.Eval)
 }
 
