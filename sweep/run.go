@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,6 +253,7 @@ func (r *Runner) Pending(shard Shard) []int {
 // the runner of the structure search and compare too), and returns their
 // outcomes in the order of idx with the errors of those that did not finish.
 func (r *Runner) RunAll(ctx context.Context, idx []int, parallel int) ([]Outcome, error) {
+	defer oversubscribe(min(parallel, len(idx)))()
 	outs := make([]Outcome, len(idx))
 	errs := trials.Local{Parallel: max(1, parallel)}.Run(ctx, len(idx), func(ctx context.Context, k int) error {
 		var err error
@@ -344,4 +346,35 @@ func LastLine(path string) string {
 		}
 	}
 	return last
+}
+
+// procsMu serializes oversubscribe's changes of GOMAXPROCS.
+var procsMu sync.Mutex
+
+// oversubscribe raises GOMAXPROCS to at least two per concurrent trial and
+// returns the function that puts it back. A trial's results do not depend
+// on it: a plan's settings always hold --workers (DefaultWorkers when the
+// spec leaves it out), which fixes how every computation is split. Its
+// speed does: each Adam step runs a gorgonia graph whose RunAll hands the
+// work from the caller's locked OS thread to a goroutine and back, and with
+// one P per concurrent trial these hand-offs leave a core idle for part of
+// every step. On the 2-core CI machine type a 16-trial sweep with --local 2
+// took 0.65–0.75 of the serial time at GOMAXPROCS = 2 and 0.51–0.57 at 4
+// (docs/BENCHMARKS.md, session 18); the serial run does not change.
+func oversubscribe(parallel int) func() {
+	if parallel < 2 {
+		return func() {}
+	}
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	prev := runtime.GOMAXPROCS(0)
+	if prev >= 2*parallel {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(2 * parallel)
+	return func() {
+		procsMu.Lock()
+		defer procsMu.Unlock()
+		runtime.GOMAXPROCS(prev)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -351,22 +352,32 @@ func TestSweepEmit(t *testing.T) {
 }
 
 // BenchmarkSweepLocal times a 16-trial sweep (the grid of the README's
-// example: taps 20, 40 × branches 2, 4 × 4 seeds, 1 iteration of 20 epochs)
-// run serially (--local 1) and two at a time (--local 2) through the same
+// example: taps 20, 40 × branches 2, 4 × 4 seeds, 1 iteration) on trials of
+// two sizes, run serially (--local 1) and two at a time (--local 2) through the same
 // in-process trial runner, and reports the ratio of the two times (target
 // on a 2-core machine: ≤ 0.55).
 //
 //	go test ./cmd/gputrain -run '^$' -bench SweepLocal -benchtime 1x
 func BenchmarkSweepLocal(b *testing.B) {
+	// 10 training records and 20 epochs make trials of about 0.05 s, where
+	// the fixed costs (reading the data, its one check) weigh; 100 records
+	// and train's default 200 epochs make trials of about a second, closer
+	// to the training runs a sweep is for.
+	for _, c := range []struct{ records, epochs int }{{10, 20}, {100, 200}} {
+		b.Run(fmt.Sprintf("records=%d/epochs=%d", c.records, c.epochs), func(b *testing.B) { benchSweepLocal(b, c.records, c.epochs) })
+	}
+}
+
+func benchSweepLocal(b *testing.B, records, epochs int) {
 	dir := b.TempDir()
-	if code, _, stderr := runCLI("gen", "msd", "--batches", "10", "--seed", "1", "--out", filepath.Join(dir, "train.csv")); code != 0 {
+	if code, _, stderr := runCLI("gen", "msd", "--batches", strconv.Itoa(records), "--seed", "1", "--out", filepath.Join(dir, "train.csv")); code != 0 {
 		b.Fatal(stderr)
 	}
 	if code, _, stderr := runCLI("gen", "msd", "--batches", "3", "--seed", "2", "--out", filepath.Join(dir, "val.csv")); code != 0 {
 		b.Fatal(stderr)
 	}
 	spec := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(spec, []byte("[[plant]]\nname = \"msd\"\ndata = \"train.csv\"\nval = \"val.csv\"\n[fixed]\niters = 1\nepochs = 20\n[grid]\ntaps = [20, 40]\nbranches = [2, 4]\nseed = [1, 2, 3, 4]\n"), 0o644)
+	os.WriteFile(spec, []byte(fmt.Sprintf("[[plant]]\nname = \"msd\"\ndata = \"train.csv\"\nval = \"val.csv\"\n[fixed]\niters = 1\nepochs = %d\n[grid]\ntaps = [20, 40]\nbranches = [2, 4]\nseed = [1, 2, 3, 4]\n", epochs)), 0o644)
 	var serial, parallel time.Duration
 	var serialCPU, parallelCPU float64
 	for i := range b.N {
