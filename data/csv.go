@@ -234,6 +234,10 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if err := notText(line); err != nil {
+			return nil, fmt.Errorf("data: %s line %d: %v; a CSV file is UTF-8 text with a header line naming the columns (%s), and .npy, .npz and .mat files are read by their extension: %w",
+				sp.name, lr.line, err, strings.Join(sp.required, ","), ErrFormat)
+		}
 		delim := sp.delim
 		if delim == DelimAuto {
 			delim = detectDelim(line)
@@ -596,4 +600,21 @@ func WriteCSV(path string, d *Dataset) error {
 		return fmt.Errorf("data: not writing %s: %w", path, err)
 	}
 	return writeAtomic(path, func(w io.Writer) error { return writeCSV(w, d) })
+}
+
+// notText says why a header line is not text — a binary file, or text in
+// UTF-16, read as CSV — or returns nil. Without it such a file was refused
+// for a missing column, quoting kilobytes of its bytes as the header. Bytes
+// that are not UTF-8 are allowed (a header in Latin-1 or Windows-1252, "°C"
+// or "µs", is text); control characters other than tab and CR are not.
+func notText(line []byte) error {
+	if bytes.HasPrefix(line, []byte("\xff\xfe")) || bytes.HasPrefix(line, []byte("\xfe\xff")) {
+		return errors.New("UTF-16 text (save it as UTF-8)")
+	}
+	for i, c := range line {
+		if c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
+			return fmt.Errorf("byte %d is the control character 0x%02x: a binary file?", i+1, c)
+		}
+	}
+	return nil
 }

@@ -34,7 +34,7 @@ func FuzzReadCSV(f *testing.F) {
 	}
 	f.Add([]byte("t,u,y\n0,1,2\n"), true)
 	sentinels := []error{ErrEmpty, ErrMissingColumn, ErrUnknownColumn, ErrNotNumeric, ErrNotFinite,
-		ErrTooShort, ErrLengthMismatch, ErrInterleavedBatch, ErrRaggedRow, ErrTooLarge}
+		ErrTooShort, ErrLengthMismatch, ErrInterleavedBatch, ErrRaggedRow, ErrTooLarge, ErrFormat}
 	f.Fuzz(func(t *testing.T, in []byte, ignoreExtra bool) {
 		opt := ReadOptions{IgnoreExtra: ignoreExtra, MaxBytes: 1 << 20}
 		d, err := ReadCSV(bytes.NewReader(in), "fuzz.csv", opt)

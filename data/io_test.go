@@ -192,6 +192,9 @@ var badCSV = []struct {
 	{"empty file", "", ReadOptions{}, ErrEmpty, "empty file"},
 	{"blank lines only", "\n \n", ReadOptions{}, ErrEmpty, "empty file"},
 	{"header only", "u,y\n", ReadOptions{}, ErrEmpty, "no data rows"},
+	{"binary", "\x99+C\x1c\xd7k,u,y\n1,2,3\n", ReadOptions{}, ErrFormat, "byte 4 is the control character 0x1c"},
+	{"control character", "u,\x00y\n1,2\n", ReadOptions{}, ErrFormat, "control character 0x00"},
+	{"UTF-16", "\xff\xfeu\x00,\x00y\x00\n", ReadOptions{}, ErrFormat, "UTF-16"},
 	{"no header", "1,2\n3,4\n", ReadOptions{}, ErrMissingColumn, "line 1"},
 	{"missing y", "u,x\n1,2\n", ReadOptions{IgnoreExtra: true}, ErrMissingColumn, `"y"`},
 	{"missing u (names)", "u,y\n1,2\n", ReadOptions{UCol: "ue"}, ErrMissingColumn, `"ue"`},
@@ -450,5 +453,17 @@ func BenchmarkReadCSV(b *testing.B) {
 		if _, err := ReadCSV(bytes.NewReader(buf.Bytes()), "bench.csv", ReadOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestReadCSVLatin1Header: a header in Latin-1 ("Temp °C" as byte 0xb0) is
+// text, not a binary file: its other columns read as usual.
+func TestReadCSVLatin1Header(t *testing.T) {
+	d, err := ReadCSV(strings.NewReader("u,y,Temp \xb0C\n1,2,3\n4,5,6\n"), "latin1.csv", ReadOptions{IgnoreExtra: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Batches[0].U; len(got) != 2 || got[0] != 1 || got[1] != 4 {
+		t.Errorf("u = %v, want [1 4]", got)
 	}
 }
