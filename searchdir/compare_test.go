@@ -1,7 +1,9 @@
 package searchdir
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/passivenfir/gputrain/classes"
 	_ "github.com/passivenfir/gputrain/classes/all"
@@ -122,5 +125,17 @@ func TestCompareStates(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tr.Dir, "test.npy")); err != nil {
 		t.Errorf("no test data in the folder: %v", err)
+	}
+	// Waiting for a cluster: the unfinished class's ended attempt is
+	// reported once, however many polls the wait makes.
+	var log bytes.Buffer
+	tr.Wait, tr.Poll, tr.Log = true, 5*time.Millisecond, &log
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := tr.Compare(ctx, train, val, test, opt); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatal(err)
+	}
+	if n := strings.Count(log.String(), "ended without finishing (train exited 1: gputrain train: out of luck)"); n != 1 {
+		t.Errorf("the ended attempt reported %d times in:\n%s", n, log.String())
 	}
 }

@@ -267,14 +267,28 @@ func outcome(ctx context.Context, r *sweep.Runner, i int, codes map[int]int) (tr
 // wait polls r's folder until no trial is pending.
 func (t *Trainer) wait(ctx context.Context, r *sweep.Runner) error {
 	last := -1
+	told := map[string]bool{} // the ended attempts already reported
 	for {
-		n := len(r.Pending(sweep.Shard{}))
+		pending := r.Pending(sweep.Shard{})
+		n := len(pending)
 		if n == 0 {
 			return nil
 		}
 		if n != last {
 			t.logf("waiting for %d of %d trials", n, len(r.Plan.Trials))
 			last = n
+		}
+		// A trial whose train crashed stays pending, and the scheduler may
+		// or may not run it again: say so, so that a wait on a trial that
+		// keeps crashing does not look like a slow one.
+		for _, i := range pending {
+			for _, a := range r.Attempts(i) {
+				key := fmt.Sprintf("%d %d %s", i, a.Code, a.Line)
+				if !told[key] {
+					told[key] = true
+					t.logf("trial %s ended without finishing (train exited %d: %s); it stays pending until a run finishes it, and Ctrl-C stops the wait", r.Plan.Trials[i].Dir, a.Code, a.Line)
+				}
+			}
 		}
 		poll := t.Poll
 		if poll <= 0 {

@@ -29,6 +29,9 @@ const (
 	LogFile     = "train.log"
 	DoneFile    = "done"
 	FailedFile  = "failed"
+	// ExitFile, in a hidden work folder, records the exit code of an
+	// attempt that ended without finishing the trial (Runner.Attempts).
+	ExitFile = "exit"
 )
 
 // ExitUsage is the exit code of a TrainFunc for bad input: the trial is
@@ -150,7 +153,13 @@ func (r *Runner) Run(ctx context.Context, i int) (Outcome, error) {
 	case ExitUsage:
 		out.Status = Failed
 	default:
-		// The work folder stays, for its log, until the trial is run again.
+		// The work folder stays, for its log, until the trial is run again;
+		// its exit file tells a process waiting for the trial (a search
+		// or compare under --search-wait) that this attempt has ended.
+		_ = atomicfile.Write(filepath.Join(work, ExitFile), func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "{\"exit\": %d}\n", code)
+			return err
+		})
 		return out, fmt.Errorf("sweep: trial %d: train exited %d: %s", i, code, LastLine(filepath.Join(work, LogFile)))
 	}
 	marker := map[Status]string{Done: DoneFile, Failed: FailedFile}[out.Status]
@@ -171,6 +180,40 @@ func (r *Runner) Run(ctx context.Context, i int) (Outcome, error) {
 	}
 	syncDir(r.Dir)
 	return out, nil
+}
+
+// Attempt is how the last unfinished attempt at a pending trial ended:
+// train's exit code (neither 0 nor ExitUsage) and the last line of its log.
+type Attempt struct {
+	Code int
+	Line string
+}
+
+// Attempts returns the ended, unfinished attempts at trial i: those whose
+// train exited with a code that is neither success nor bad input, whose
+// work folders stay until the trial is run again. A trial killed with its
+// process (SIGKILL, a lost node) leaves none, and neither does one still
+// running.
+func (r *Runner) Attempts(i int) []Attempt {
+	if i < 0 || i >= len(r.Plan.Trials) {
+		return nil
+	}
+	dirs, _ := filepath.Glob(filepath.Join(r.Dir, workPrefix(r.Plan.Trials[i])+"*"))
+	var as []Attempt
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ExitFile))
+		if err != nil {
+			continue
+		}
+		var e struct {
+			Exit int `json:"exit"`
+		}
+		if json.Unmarshal(b, &e) != nil {
+			continue
+		}
+		as = append(as, Attempt{Code: e.Exit, Line: LastLine(filepath.Join(d, LogFile))})
+	}
+	return as
 }
 
 // clear removes what killed runs of t left: work folders, and a trial

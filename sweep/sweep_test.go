@@ -341,6 +341,17 @@ func TestRunnerMarkersAndRetries(t *testing.T) {
 			t.Errorf("trial %d holds %v, want %v", i, got, want)
 		}
 	}
+	// the exit-1 trials' attempts are there to be reported; the others have none
+	for i := range 9 {
+		got := r.Attempts(i)
+		var want []Attempt
+		if i%3 == 1 {
+			want = []Attempt{{Code: 1, Line: "gputrain train: training failed: boom"}}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("trial %d: attempts %+v, want %+v", i, got, want)
+		}
+	}
 	// a second run redoes only the exit-1 trials, and clears their leftovers
 	calls.Store(0)
 	if pend := r.Pending(Shard{}); !reflect.DeepEqual(pend, []int{1, 4, 7}) {
@@ -352,6 +363,9 @@ func TestRunnerMarkersAndRetries(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".trial-*")); len(left) != 3 {
 		t.Errorf("second run left %v, want one work folder per exit-1 trial", left)
+	}
+	if a := r.Attempts(4); len(a) != 1 {
+		t.Errorf("second run: trial 4 attempts %+v, want the last one only", a)
 	}
 	o, err := r.Run(context.Background(), 0)
 	if err != nil || !o.Skipped || o.Status != Done || calls.Load() != 3 {
