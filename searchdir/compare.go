@@ -85,19 +85,9 @@ func (t *Trainer) Compare(ctx context.Context, train, val, test *data.Dataset, o
 	r := &sweep.Runner{Plan: plan, Dir: dir, Train: t.Train, Log: t.Log}
 	pending := r.Pending(sweep.Shard{})
 	t.logf("compare: %d trials in %s, %d finished before", len(plan.Trials), planPath, len(plan.Trials)-len(pending))
-	codes := map[int]int{}
-	switch {
-	case len(pending) == 0:
-	case t.Wait:
-		t.instructions(planPath, len(plan.Trials))
-		// An error is ctx's: the finished trials' rows are read below.
-		_ = t.wait(ctx, r)
-	default:
-		outs, _ := r.RunAll(ctx, pending, max(1, t.Local/fo.Workers)) // a trial that did not finish gets a row saying so
-		for _, o := range outs {
-			codes[o.Index] = o.Code
-		}
-	}
+	// A trial that did not finish gets a row saying so; an error is ctx's,
+	// and the finished trials' rows are read below all the same.
+	codes, _ := t.runPending(ctx, r, planPath, t.Local/fo.Workers)
 	byName := map[string]int{}
 	for i, tr := range plan.Trials {
 		byName[tr.Name] = i

@@ -126,21 +126,11 @@ func (t *Trainer) TrainLoops(ctx context.Context, loops search.Loops, _, val *da
 	r := &sweep.Runner{Plan: plan, Dir: dir, Train: t.Train, Log: t.Log}
 	pending := r.Pending(sweep.Shard{})
 	t.logf("loops: %d trials in %s, %d finished before", len(plan.Trials), planPath, len(plan.Trials)-len(pending))
-	codes := map[int]int{}
-	switch {
-	case len(pending) == 0:
-	case t.Wait:
-		t.instructions(planPath, len(plan.Trials))
-		if err := t.wait(ctx, r); err != nil {
-			return err
-		}
-	default:
-		// Each trial splits its gradients over its workers: no more
-		// trials at a time than the workers allow.
-		outs, _ := r.RunAll(ctx, pending, max(1, t.Local/workers))
-		for _, o := range outs {
-			codes[o.Index] = o.Code
-		}
+	// Each trial splits its gradients over its workers: no more trials at
+	// a time than the workers allow.
+	codes, err := t.runPending(ctx, r, planPath, t.Local/workers)
+	if err != nil {
+		return err
 	}
 	for i := range plan.Trials {
 		trialDir, finished, err := outcome(ctx, r, i, codes)

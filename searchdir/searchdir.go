@@ -216,19 +216,9 @@ func (t *Trainer) TrainRung(ctx context.Context, rung search.Rung, _, _ *data.Da
 	r := &sweep.Runner{Plan: plan, Dir: dir, Train: t.Train}
 	pending := r.Pending(sweep.Shard{})
 	t.logf("rung %d/%d: %d trials in %s, %d finished before", rung.Index+1, rung.Rungs, len(plan.Trials), planPath, len(plan.Trials)-len(pending))
-	codes := map[int]int{}
-	switch {
-	case len(pending) == 0:
-	case t.Wait:
-		t.instructions(planPath, len(plan.Trials))
-		if err := t.wait(ctx, r); err != nil {
-			return err
-		}
-	default:
-		outs, _ := r.RunAll(ctx, pending, t.Local) // a trial that did not finish is a failed candidate below
-		for _, o := range outs {
-			codes[o.Index] = o.Code
-		}
+	codes, err := t.runPending(ctx, r, planPath, t.Local) // a trial that did not finish is a failed candidate below
+	if err != nil {
+		return err
 	}
 	for i := range plan.Trials {
 		trialDir, finished, err := outcome(ctx, r, i, codes)
@@ -262,6 +252,27 @@ func outcome(ctx context.Context, r *sweep.Runner, i int, codes map[int]int) (tr
 		return trialDir, false, nil
 	}
 	return trialDir, false, fmt.Errorf("trial %s did not finish (train exited %d); run again to retry it", trialDir, codes[i])
+}
+
+// runPending runs the pending trials of r (its plan at planPath), parallel
+// at a time, and returns the exit codes of those it ran; in Wait mode it
+// runs none, but says how to run them elsewhere and waits for them (an
+// error is then ctx's).
+func (t *Trainer) runPending(ctx context.Context, r *sweep.Runner, planPath string, parallel int) (map[int]int, error) {
+	codes := map[int]int{}
+	pending := r.Pending(sweep.Shard{})
+	switch {
+	case len(pending) == 0:
+	case t.Wait:
+		t.instructions(planPath, len(r.Plan.Trials))
+		return codes, t.wait(ctx, r)
+	default:
+		outs, _ := r.RunAll(ctx, pending, max(1, parallel))
+		for _, o := range outs {
+			codes[o.Index] = o.Code
+		}
+	}
+	return codes, nil
 }
 
 // wait polls r's folder until no trial is pending.
