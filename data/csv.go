@@ -613,7 +613,7 @@ func notText(line []byte) error {
 	}
 	for i, c := range line {
 		if c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
-			return fmt.Errorf("byte %d is the control character 0x%02x: a binary file?", i+1, c)
+			return fmt.Errorf("byte %d is the control character 0x%02x (a binary file?)", i+1, c)
 		}
 	}
 	return nil

@@ -277,6 +277,7 @@ func positioner() Plant {
 		Physics: `m ẍ = u − c ẋ − Fc tanh(ẋ/vs), m = 2 kg, c = 4 N·s/m,
 Fc = 1 N, vs = 1 mm/s; time constant m/c = 0.5 s, no resonance. Storage ½mẋ²;
 u·ẋ = its rate + cẋ² + Fc ẋ tanh(ẋ/vs) ≥ 0.`,
+		// No resonance: Period only sets the excitation's band (1 to 25 Hz).
 		Ts: 1e-3, Amplitude: 10, Period: 0.1,
 		states: 2, hmax: 1e-4,
 		field: func(x, dx []float64, u float64) {
