@@ -147,7 +147,8 @@ func BenchmarkConvBackward(b *testing.B) {
 }
 
 // BenchmarkGram: msd (300 × 250 samples, nθ = 10·50 = 500) and robot
-// (1 × 1984 samples, nθ = 3·600 + 200 = 2000).
+// (1 × 1984 samples, nθ = 3·600 + 200 = 2000), gonum's Dsyrk against the
+// AVX2 path.
 func BenchmarkGram(b *testing.B) {
 	for _, tc := range []struct {
 		name       string
@@ -162,16 +163,20 @@ func BenchmarkGram(b *testing.B) {
 		u, n, y := randVec(rng, N, 1), randVec(rng, N*tc.mN, 1), randVec(rng, N, 1)
 		nt := tc.mN*tc.mG + tc.mL
 		P, bv := make([]float64, nt*nt), make([]float64, nt)
-		b.Run(tc.name, func(b *testing.B) {
-			c := &CPU{}
-			c.Gram(tc.s, tc.mN, tc.mG, tc.mL, u, n, y, P, bv)
-			b.ReportAllocs()
-			for b.Loop() {
+		for _, fast := range gramPaths() {
+			path := map[bool]string{false: "dsyrk", true: "avx2"}[fast]
+			b.Run(tc.name+"/"+path, func(b *testing.B) {
+				defer setFastGram(fast)()
+				c := &CPU{}
 				c.Gram(tc.s, tc.mN, tc.mG, tc.mL, u, n, y, P, bv)
-			}
-			// multiply-adds of the upper triangle: N·nθ(nθ+1)/2
-			b.ReportMetric(float64(N)*float64(nt*(nt+1)/2)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
-		})
+				b.ReportAllocs()
+				for b.Loop() {
+					c.Gram(tc.s, tc.mN, tc.mG, tc.mL, u, n, y, P, bv)
+				}
+				// multiply-adds of the upper triangle: N·nθ(nθ+1)/2
+				b.ReportMetric(float64(N)*float64(nt*(nt+1)/2)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+			})
+		}
 	}
 }
 

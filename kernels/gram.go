@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+
+	"github.com/passivenfir/gputrain/internal/chol"
 )
 
 // gramRows is the number of samples per Φ block (the k dimension of the
@@ -16,6 +18,15 @@ import (
 // register-blocked plain-Go micro-kernel were no faster (the latter 1.3–1.6×
 // slower: Go emits scalar multiply-adds), so Dsyrk stays.
 const gramRows = 256
+
+// fastRows is the block height of the AVX2 path: a block of Φ (fastRows ×
+// nθ, sample-major) stays in the L2 cache while chol.SubATA sweeps it once
+// per four columns of P.
+const fastRows = 64
+
+// fastGram selects the AVX2 path (chol.SubATA on sample-major blocks of Φ)
+// over gonum's Dsyrk; a variable so that the tests run both on one machine.
+var fastGram = chol.Fast()
 
 // Gram implements Backend.Gram.
 //
@@ -47,6 +58,9 @@ func (c *CPU) GramContext(ctx context.Context, s Seqs, mN, mG, mL int, u, n, y [
 	if N == 0 || nt == 0 {
 		clear(P)
 		return 0, ctx.Err()
+	}
+	if fastGram {
+		return c.gramFast(ctx, s, N, nt, mN, mG, mL, u, n, y, P, b)
 	}
 	sc := c.get(c.rowWorkers(N, gramRows))
 	overRows(sc, N, nil, func(sc *scratch, r0, r1 int) {
@@ -142,6 +156,115 @@ func gramPiece(sc *scratch, A []float64, col0, s0, a, e, mN, mG, mL int, u, n []
 		base := mN * mG
 		for k := range mL {
 			copy(A[(base+k)*gramRows+col0:(base+k)*gramRows+col0+L], ul[mL-1-k:mL-1-k+L])
+		}
+	}
+}
+
+// gramFast is GramContext on the AVX2 kernels. Each worker writes blocks of
+// Φ sample by sample (row r = the nθ regressors of one sample) and lets
+// chol.SubATA subtract ΦᵀΦ from its accumulator, so the accumulators hold −P
+// until the workers' sums are added in worker order and negated (exactly).
+// P and b arrive cleared (upper triangle of P).
+func (c *CPU) gramFast(ctx context.Context, s Seqs, N, nt, mN, mG, mL int, u, n, y, P, b []float64) (float64, error) {
+	sc := c.get(c.rowWorkers(N, gramRows))
+	overRows(sc, N, nil, func(sc *scratch, r0, r1 int) {
+		var acc, bw []float64
+		if r0 == 0 {
+			acc, bw = P, b
+		} else {
+			acc = buf(&sc.acc, nt*nt)
+			for i := range nt {
+				clear(acc[i*nt+i : (i+1)*nt])
+			}
+			bw = zbuf(&sc.acc2, nt)
+		}
+		sc.yy = 0
+		A := buf(&sc.a, fastRows*nt)
+		bi := 0
+		for s.Off[bi+1] <= r0 {
+			bi++
+		}
+		for q0 := r0; q0 < r1; q0 += fastRows {
+			if ctx.Err() != nil {
+				return
+			}
+			q1 := min(r1, q0+fastRows)
+			L := q1 - q0
+			for a := q0; a < q1; {
+				for s.Off[bi+1] <= a {
+					bi++
+				}
+				e := min(q1, s.Off[bi+1])
+				gramRowsPiece(sc, A[(a-q0)*nt:], nt, s.Off[bi], a, e, mN, mG, mL, u, n)
+				a = e
+			}
+			yb := y[q0:q1]
+			sc.yy += floats.Dot(yb, yb)
+			Ab := blas64.General{Rows: L, Cols: nt, Stride: nt, Data: A}
+			blas64.Gemv(blas.Trans, 1, Ab, blas64.Vector{N: L, Inc: 1, Data: yb}, 1, blas64.Vector{N: nt, Inc: 1, Data: bw})
+			chol.SubATA(acc, nt, A, nt, L, nt)
+		}
+	})
+	yy := sc[0].yy
+	for _, w := range sc[1:] {
+		floats.Add(b, w.acc2[:nt])
+		for i := range nt {
+			floats.Add(P[i*nt+i:(i+1)*nt], w.acc[i*nt+i:(i+1)*nt])
+		}
+		yy += w.yy
+	}
+	c.put(sc)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	for i := range nt {
+		for j := i; j < nt; j++ {
+			P[i*nt+j] = -P[i*nt+j]
+		}
+		for j := i + 1; j < nt; j++ {
+			P[j*nt+i] = P[i*nt+j]
+		}
+	}
+	return yy, nil
+}
+
+// gramRowsPiece writes the regressors of samples [a, e) of the trajectory
+// starting at s0 as rows 0… of A (row stride nt): gramPiece's Φᵀ
+// transposed.
+func gramRowsPiece(sc *scratch, A []float64, nt, s0, a, e, mN, mG, mL int, u, n []float64) {
+	L := e - a
+	if mN > 0 && mG > 0 {
+		// wl = w_j over [a−mG+1, e), zero before s0.
+		wl := buf(&sc.c, mG-1+L)
+		h := min(mG-1, a-s0)
+		clear(wl[:mG-1-h])
+		for j := range mN {
+			for i := mG - 1 - h; i < mG-1+L; i++ {
+				t := a - (mG - 1) + i
+				wl[i] = n[t*mN+j] * u[t]
+			}
+			for i := range L {
+				nv := n[(a+i)*mN+j]
+				row := A[i*nt+j*mG : i*nt+j*mG+mG]
+				w := wl[i : i+mG] // w_j(a+i−mG+1 … a+i)
+				for k := range row {
+					row[k] = nv * w[mG-1-k]
+				}
+			}
+		}
+	}
+	if mL > 0 {
+		ul := buf(&sc.c, mL-1+L)
+		h := min(mL-1, a-s0)
+		clear(ul[:mL-1-h])
+		copy(ul[mL-1-h:], u[a-h:e])
+		base := mN * mG
+		for i := range L {
+			row := A[i*nt+base : i*nt+base+mL]
+			w := ul[i : i+mL]
+			for k := range row {
+				row[k] = w[mL-1-k]
+			}
 		}
 	}
 }

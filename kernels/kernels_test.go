@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/passivenfir/gputrain/internal/chol"
 )
 
 type convCase struct {
@@ -196,22 +198,42 @@ func TestGram(t *testing.T) {
 			yyr += y[r] * y[r]
 		}
 		for _, c := range backends() {
-			t.Run(fmt.Sprintf("%s/W%d", cc.name, c.Workers), func(t *testing.T) {
-				P, b := randVec(rng, nt*nt, 1), randVec(rng, nt, 1) // overwritten
-				yy := c.Gram(s, cc.mN, cc.mG, cc.mL, u, n, y, P, b)
-				checkClose(t, "P", P, Pr, 1e-10)
-				checkClose(t, "b", b, br, 1e-10)
-				checkClose(t, "yy", []float64{yy}, []float64{yyr}, 1e-12)
-				for i := range nt {
-					for j := range i {
-						if P[i*nt+j] != P[j*nt+i] {
-							t.Fatalf("P not symmetric at %d,%d", i, j)
+			for _, fast := range gramPaths() {
+				t.Run(fmt.Sprintf("%s/W%d/fast=%v", cc.name, c.Workers, fast), func(t *testing.T) {
+					defer setFastGram(fast)()
+					P, b := randVec(rng, nt*nt, 1), randVec(rng, nt, 1) // overwritten
+					yy := c.Gram(s, cc.mN, cc.mG, cc.mL, u, n, y, P, b)
+					checkClose(t, "P", P, Pr, 1e-10)
+					checkClose(t, "b", b, br, 1e-10)
+					checkClose(t, "yy", []float64{yy}, []float64{yyr}, 1e-12)
+					for i := range nt {
+						for j := range i {
+							if P[i*nt+j] != P[j*nt+i] {
+								t.Fatalf("P not symmetric at %d,%d", i, j)
+							}
 						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
+}
+
+// gramPaths are the Gram paths this machine runs: gonum's Dsyrk (the
+// reference) and, with AVX2 and FMA, chol.SubATA.
+func gramPaths() []bool {
+	if chol.Fast() {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// setFastGram selects a Gram path and returns the function that restores
+// the default.
+func setFastGram(fast bool) func() {
+	old := fastGram
+	fastGram = fast
+	return func() { fastGram = old }
 }
 
 func TestDense(t *testing.T) {

@@ -129,3 +129,26 @@ func scalar(c []float64, ldc int, a []float64, lda, k, i0, i1, j0, j1 int) {
 		}
 	}
 }
+
+// Fast reports whether this machine runs the AVX2/FMA micro-kernels (amd64
+// with AVX2 and FMA, built without the noasm tag); SubATA needs them.
+func Fast() bool { return haveFMA }
+
+// SubATA sets C −= AᵀA on the upper triangle of the m×m matrix C (row-major,
+// row stride ldc), A being k×m (row stride lda), on the calling goroutine,
+// with the micro-kernels of Upper's trailing update: each entry's k products
+// are summed by FMA in order and then subtracted. It is for callers that
+// accumulate a Gram matrix ΦᵀΦ over blocks of rows of Φ (kernels.Gram), at
+// two to three times the rate of gonum's Dsyrk. It panics unless Fast().
+func SubATA(c []float64, ldc int, a []float64, lda, k, m int) {
+	if !haveFMA {
+		panic("chol: SubATA needs the AVX2/FMA kernels")
+	}
+	if m == 0 || k == 0 {
+		return
+	}
+	if ldc < m || lda < m || len(c) < (m-1)*ldc+m || len(a) < (k-1)*lda+m {
+		panic("chol: SubATA: bad dimensions")
+	}
+	updateRows(c, ldc, a, lda, k, m, 0, 1)
+}
