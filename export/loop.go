@@ -144,7 +144,7 @@ func (s *Source) loopSummary(name string) []string {
 			head = fmt.Sprintf("loop %d        : loop", i)
 		}
 		l = append(l,
-			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples, hidden %v;", head, m.R1, m.R2, m.Hidden),
+			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples%s, hidden %v;", head, m.R1, m.R2, statesNote(m), m.Hidden),
 			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d%s; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, sectionsNote(m), m.B2, m.T2, m.L2),
 			fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
 		)
@@ -290,6 +290,14 @@ func sectionsNote(m *loop.Model) string {
 	return fmt.Sprintf(", first-order sections %d", m.P1)
 }
 
+// statesNote is the slow states of m in the summary's structure line.
+func statesNote(m *loop.Model) string {
+	if m.S == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d slow states of each", m.S)
+}
+
 // cDefiner returns a writer of "#define U_KEY value /* comment */" lines.
 func cDefiner(h *bytes.Buffer, U string) func(k string, v any, comment string) {
 	return func(k string, v any, comment string) {
@@ -306,7 +314,7 @@ func cDefiner(h *bytes.Buffer, U string) func(k string, v any, comment string) {
 // init and step functions to c, declared with storage ("" or "static ").
 func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	tp := m.FIRTaps()
-	F := m.R1 + m.R2
+	F := m.Inputs()
 	def := cDefiner(h, U)
 	def("R1", m.R1, "u samples the lifting network sees")
 	def("R2", m.R2, "past y samples the lifting network sees")
@@ -319,10 +327,17 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	if m.P1 > 0 {
 		def("P1", m.P1, "H1: first-order sections s_k(t) = a_k s_k(t-1) + b_k e(t)")
 	}
+	if m.S > 0 {
+		def("S", m.S, "slow states of u' and of y' the lifting network sees")
+	}
 	def("U_SCALE", hexf(m.SU), fmt.Sprintf("u' = u / u_scale, %.6g", m.SU))
 	def("Y_SCALE", hexf(m.SY), fmt.Sprintf("y = y_scale y', %.6g", m.SY))
 	h.WriteString("\n/* The state of one running instance: the loop's memory, nothing else. Rings are doubled:\n   each value is written at i and i + len, so lags 0 .. len-1 are one run from the head. */\ntypedef struct {\n")
-	fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), then y'(t-R2..t-1) */\n", F)
+	if m.S > 0 {
+		fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), y'(t-R2..t-1), then the slow states x_u(t), x_y(t) */\n", F)
+	} else {
+		fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), then y'(t-R2..t-1) */\n", F)
+	}
 	if m.B1 > 0 {
 		fmt.Fprintf(h, "\tdouble w1[%d];     /* H1 branch inputs n1_j(t-k) e(t-k): %d rows of %d */\n\tint h1;\n", 2*m.T1*m.B1, m.T1, m.B1)
 	}
@@ -353,6 +368,11 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 		if len(a.v) > 0 {
 			cArray(c, true, P+"_"+a.name, a.v, a.what+" (normalized units; from the factors, loop.Taps)")
 		}
+	}
+	if m.S > 0 {
+		sc, sk := m.StatePoles()
+		cArray(c, true, P+"_xc", sc, "slow states' poles c_i = 1 - 1/tau_i, tau_i = max(4, L1/4) 4^i (loop.Structure.StatePoles)")
+		cArray(c, true, P+"_xk", sk, "slow states' input gains k_i = sqrt(1 - c_i^2)")
 	}
 	if m.P1 > 0 {
 		cArray(c, true, P+"_sa", tp.Poles, "H1 sections' poles a_k = (1 - 1e-6) tanh(alpha_k) (loop.Sections)")
@@ -405,7 +425,14 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = up;\n", m.R1-1, m.R1-1)
 	}
 	if m.R2 > 0 {
-		fmt.Fprintf(c, "\tfor (int i = %d; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = s->y_prev;\n", m.R1, F-1, F-1)
+		e := m.R1 + m.R2 - 1
+		fmt.Fprintf(c, "\tfor (int i = %d; i < %d; i++)\n\t\ts->feat[i] = s->feat[i + 1];\n\ts->feat[%d] = s->y_prev;\n", m.R1, e, e)
+	}
+	if m.S > 0 {
+		c.WriteString("\t/* the slow states: x_u(t) = c x_u(t-1) + k u'(t), x_y(t) = c x_y(t-1) + k y'(t-1) */\n")
+		o := m.R1 + m.R2
+		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++) {\n\t\ts->feat[%d + i] = %s_xc[i] * s->feat[%d + i] + %s_xk[i] * up;\n\t\ts->feat[%d + i] = %s_xc[i] * s->feat[%d + i] + %s_xk[i] * s->y_prev;\n\t}\n",
+			m.S, o, P, o, P, o+m.S, P, o+m.S, P)
 	}
 	c.WriteString("\t/* the gains n(t): tanh on every layer, the output layer included */\n")
 	in := "s->feat"

@@ -30,6 +30,15 @@
 // unchanged. Structure.P1 = 0 (the default shapes) is the loop without
 // them.
 //
+// Hidden state in the gains. A lift that sees R1 samples of u and R2 of y
+// cannot know a state that builds up over many samples: the side of a
+// gear's play the motor rests on, a hysteresis branch. Structure.S adds to
+// its inputs S leaky averages of u and S of y (StatePoles), time constants
+// of a quarter of the memory and four times that and so on, scaled to unit
+// variance. They read y only up to t−1, so the loop stays well posed, and
+// Theorem 2 lets the gains be any causal function of the signals, so
+// passivity is unchanged; the averages have fixed poles and no parameters.
+//
 // Passive by parameterization. Each FIR's taps are the half
 // autocorrelation of free factors f (Taps): Re G = |F|²/2 + Margin·Σf² > 0
 // for every value of f, and by the Fejér–Riesz theorem no passive FIR of

@@ -30,14 +30,47 @@ type Structure struct {
 	// of taps. Omitted from a file when 0, so older files read and write
 	// unchanged.
 	P1 int `json:"p1,omitempty"`
+	// S slow states of u and S of y that the lifting network sees beside
+	// its windows (StatePoles): leaky averages over time constants longer
+	// than the windows, the memory of a hidden state (the play of a gear,
+	// a hysteresis) that R1 and R2 samples do not show. Omitted from a
+	// file when 0.
+	S int `json:"s,omitempty"`
+}
+
+// Inputs is the lifting network's input width: R1 samples of u, R2 of y,
+// and the 2S slow states.
+func (s Structure) Inputs() int { return s.R1 + s.R2 + 2*s.S }
+
+// StatePoles returns the poles c_i and input gains k_i of the S slow
+// states, i = 0…S−1:
+//
+//	x_u,i(t) = c_i x_u,i(t−1) + k_i u(t),  x_y,i(t) = c_i x_y,i(t−1) + k_i y(t−1),
+//
+// from zero at t = 0 (y(−1) = 0), with time constants τ_i = max(4, L1/4)·4^i
+// samples, c_i = 1 − 1/τ_i and k_i = (1−c_i)·√((1+c_i)/(1−c_i)) = √(1−c_i²):
+// a leaky average scaled so that white noise of unit variance gives a state
+// of unit variance, which keeps the network's inputs of one size. The
+// states read y only up to t−1, so the loop stays well posed; Theorem 2
+// allows the gains any causal function of the past, so passivity is
+// unchanged.
+func (s Structure) StatePoles() (c, k []float64) {
+	base := max(4.0, float64(s.L1)/4)
+	for i := range s.S {
+		tau := base * math.Pow(4, float64(i))
+		ci := 1 - 1/tau
+		c = append(c, ci)
+		k = append(k, math.Sqrt(1-ci*ci))
+	}
+	return c, k
 }
 
 // Check reports the first inconsistent size.
 func (s Structure) Check() error {
 	switch {
-	case s.R1 < 0 || s.R2 < 0 || s.R1+s.R2 < 1:
-		return fmt.Errorf("%w: windows r1 %d, r2 %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2)
-	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0 || s.P1 < 0:
+	case s.R1 < 0 || s.R2 < 0 || s.R1+s.R2+s.S < 1:
+		return fmt.Errorf("%w: windows r1 %d, r2 %d and states s %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2, s.S)
+	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0 || s.P1 < 0 || s.S < 0:
 		return fmt.Errorf("%w: negative size in %+v", ErrShape, s)
 	case (s.B1 > 0 && s.T1 < 1) || (s.B2 > 0 && s.T2 < 1):
 		return fmt.Errorf("%w: branches need ≥ 1 tap", ErrShape)
@@ -77,7 +110,7 @@ func New(s Structure) (*Model, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	sizes := append(append([]int{s.R1 + s.R2}, s.Hidden...), s.B1+s.B2)
+	sizes := append(append([]int{s.Inputs()}, s.Hidden...), s.B1+s.B2)
 	return &Model{Structure: s, SU: 1, SY: 1, Lift: model.NewMLP(sizes...),
 		F1: make([]float64, s.B1*s.T1), FL1: make([]float64, s.L1),
 		F2: make([]float64, s.B2*s.T2), FL2: make([]float64, s.L2),
@@ -266,6 +299,8 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 	nxt := make([]float64, wmax)
 	n := make([]float64, B1+B2)
 	sec := make([]float64, m.P1) // s_k(t−1)
+	sc, sk := m.StatePoles()
+	xs := make([]float64, 2*m.S) // x_u(t−1), x_y(t−1)
 	for tt := 0; tt < T; tt++ {
 		// features, oldest first
 		x := cur[:sizes[0]]
@@ -282,6 +317,17 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			} else {
 				x[m.R1+i] = 0
 			}
+		}
+		if m.S > 0 {
+			yp := 0.0
+			if tt > 0 {
+				yp = y[tt-1]
+			}
+			for i := range m.S {
+				xs[i] = sc[i]*xs[i] + sk[i]*u[tt]
+				xs[m.S+i] = sc[i]*xs[m.S+i] + sk[i]*yp
+			}
+			copy(x[m.R1+m.R2:], xs)
 		}
 		if tp != nil {
 			copy(tp.acts[0][tt*sizes[0]:], x)
@@ -427,6 +473,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 	w2b := make([]float64, T*B2)
 	nb := make([]float64, B1+B2)
 	secb := make([]float64, m.P1) // adjoint of s_k(t), from the future
+	sc, sk := m.StatePoles()
+	xyb := make([]float64, m.S) // adjoint of x_y,i(t), from the future
 	wmax := 0
 	for _, s := range sizes {
 		wmax = max(wmax, s)
@@ -519,6 +567,14 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			if k := tt - m.R2 + i; k >= 0 {
 				yb[k] += dout[m.R1+i]
 			}
+		}
+		// the y states: x_y,i(t) = c_i x_y,i(t−1) + k_i y(t−1)
+		for i := range xyb {
+			xyb[i] += dout[m.R1+m.R2+m.S+i]
+			if tt > 0 {
+				yb[tt-1] += sk[i] * xyb[i]
+			}
+			xyb[i] *= sc[i]
 		}
 	}
 }

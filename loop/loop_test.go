@@ -48,8 +48,8 @@ func loss(m *Model, u, target []float64, skip int) float64 {
 	return s
 }
 
-// TestGradient: backward (through the taps' factorization and the
-// sections' parameterization) agrees with central finite differences of
+// TestGradient: backward (through the taps' factorization, the sections'
+// parameterization and the slow states) agrees with central finite differences of
 // the simulation loss, for every parameter, on random models of several
 // structures, with and without H1's sections.
 func TestGradient(t *testing.T) {
@@ -61,6 +61,8 @@ func TestGradient(t *testing.T) {
 		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2, P1: 2},
 		{R1: 0, R2: 2, B1: 0, L1: 6, B2: 2, T2: 4, L2: 0, P1: 3},
 		{R1: 3, R2: 0, Hidden: []int{2}, B1: 3, T1: 3, L1: 0, B2: 0, L2: 4, P1: 1},
+		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2, S: 2},
+		{R1: 0, R2: 0, Hidden: []int{4}, B1: 1, T1: 3, L1: 20, B2: 2, T2: 2, L2: 1, P1: 1, S: 1},
 	} {
 		m := randomModel(t, s, uint64(i+1))
 		u := randomInput(uint64(i+10), 40)

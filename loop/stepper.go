@@ -21,7 +21,7 @@ func (m *Model) Check() error {
 			return fmt.Errorf("%w: %s %v must be finite > 0", ErrShape, sc.name, sc.v)
 		}
 	}
-	want := append(append([]int{m.R1 + m.R2}, m.Hidden...), m.B1+m.B2)
+	want := append(append([]int{m.Inputs()}, m.Hidden...), m.B1+m.B2)
 	lf := &m.Lift
 	if len(lf.Sizes) != len(want) || len(lf.W) != len(want)-1 || len(lf.B) != len(want)-1 {
 		return fmt.Errorf("%w: lifting network sizes %v (%d weight, %d bias layers), structure wants %v", ErrShape, lf.Sizes, len(lf.W), len(lf.B), want)
@@ -115,6 +115,7 @@ type Stepper struct {
 	h1, h2, he, hy int
 	yPrev          float64 // y'(t−1)
 	t              int
+	sc, sk         []float64 // the slow states' poles and gains (StatePoles); the states live in feat
 }
 
 // NewStepper returns a Stepper for m, at rest. It fails when m does not
@@ -129,7 +130,7 @@ func NewStepper(m *Model) (*Stepper, error) {
 	st := &Stepper{s: s, su: m.SU, sy: m.SY, g1: tp.g1, l1: tp.l1, g2: tp.g2, l2: tp.l2,
 		sa: tp.sa, sb: tp.sb, sec: make([]float64, s.P1),
 		lift: model.MLP{Sizes: append([]int(nil), m.Lift.Sizes...)},
-		feat: make([]float64, s.R1+s.R2), n: make([]float64, s.B1+s.B2),
+		feat: make([]float64, s.Inputs()), n: make([]float64, s.B1+s.B2),
 		w1: make([]float64, 2*s.T1*s.B1), w2: make([]float64, 2*s.T2*s.B2),
 		eh: make([]float64, 2*s.L1), yh: make([]float64, 2*s.L2)}
 	wmax := 0
@@ -141,6 +142,7 @@ func NewStepper(m *Model) (*Stepper, error) {
 		}
 	}
 	st.work = make([]float64, 2*wmax)
+	st.sc, st.sk = s.StatePoles()
 	return st, nil
 }
 
@@ -170,6 +172,13 @@ func (st *Stepper) Step(u float64) float64 {
 		f := st.feat[s.R1:]
 		copy(f[:w-1], f[1:w])
 		f[w-1] = st.yPrev
+	}
+	if s.S > 0 {
+		x := st.feat[s.R1+s.R2:]
+		for i := range s.S {
+			x[i] = st.sc[i]*x[i] + st.sk[i]*up
+			x[s.S+i] = st.sc[i]*x[s.S+i] + st.sk[i]*st.yPrev
+		}
 	}
 	st.lift.Eval(st.feat, st.n, st.work)
 	n1, n2 := st.n[:s.B1], st.n[s.B1:]

@@ -23,6 +23,8 @@ var stepperStructures = []struct {
 	{"no H2", Structure{R1: 2, R2: 1, Hidden: []int{3}, B1: 2, T1: 5}},
 	{"sections", Structure{R1: 2, R2: 2, Hidden: []int{4}, B1: 2, T1: 6, L1: 5, B2: 2, T2: 4, L2: 3, P1: 3}},
 	{"sections, no linear FIR", Structure{R1: 1, R2: 2, B1: 2, T1: 3, B2: 1, T2: 2, P1: 1}},
+	{"slow states", Structure{R1: 2, R2: 1, Hidden: []int{4}, B1: 2, T1: 6, L1: 40, B2: 2, T2: 4, L2: 3, S: 2}},
+	{"only slow states seen", Structure{Hidden: []int{3}, B1: 1, T1: 2, L1: 3, B2: 1, T2: 2, S: 1}},
 }
 
 // TestStepperMatchesSimulate compares Step with Simulate on seeded random

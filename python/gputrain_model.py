@@ -39,7 +39,7 @@ ENVELOPE_FORMAT = "gputrain-model"
 ENVELOPE_VERSION = 1
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
-_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1"}
+_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s"}
 LOOP_MARGIN = 1e-6  # loop.Margin: g(0) = (1/2 + margin) * sum f^2
 
 
@@ -292,13 +292,17 @@ class LoopModel:
         st = p.get("structure")
         if not isinstance(st, dict) or set(st) - _LOOP_STRUCTURE_KEYS:
             raise ValueError("%s.structure: %r" % (where, st))
-        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2", "p1"):
+        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s"):
             setattr(self, k, _int(st.get(k, 0) or 0, where + ".structure." + k))
         self.hidden = [_int(h, where + ".structure.hidden") for h in (st.get("hidden") or [])]
-        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1) < 0 or any(h < 1 for h in self.hidden):
+        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s) < 0 or any(h < 1 for h in self.hidden):
             raise ValueError(where + ".structure: negative size or hidden width < 1")
-        if self.r1 + self.r2 < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
-            raise ValueError(where + ".structure: the windows r1 + r2 must be >= 1, and branches need taps >= 1")
+        if self.r1 + self.r2 + self.s < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
+            raise ValueError(where + ".structure: the windows r1 + r2 and states s must be >= 1, and branches need taps >= 1")
+        # The slow states' poles c_i = 1 - 1/tau_i, tau_i = max(4, l1/4) 4^i, and gains sqrt(1 - c_i^2).
+        base = max(4.0, self.l1 / 4.0)
+        self.XC = [1.0 - 1.0 / (base * 4.0 ** i) for i in range(self.s)]
+        self.XK = [math.sqrt(1.0 - c * c) for c in self.XC]
         if self.b1 + self.l1 == 0 or self.b1 + self.b2 == 0:
             raise ValueError(where + ".structure: H1 needs a FIR, and the lifting network a branch to scale")
         self.u_scale = float(p.get("u_scale") or 0.0)
@@ -306,7 +310,7 @@ class LoopModel:
         for name, v in (("u_scale", self.u_scale), ("y_scale", self.y_scale)):
             if not (v > 0 and math.isfinite(v)):
                 raise ValueError("%s.%s %r must be finite > 0" % (where, name, v))
-        sizes = [self.r1 + self.r2] + self.hidden + [self.b1 + self.b2]
+        sizes = [self.r1 + self.r2 + 2 * self.s] + self.hidden + [self.b1 + self.b2]
         nmlp = sum(sizes[l + 1] * sizes[l] + sizes[l + 1] for l in range(len(sizes) - 1))
         nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2, self.p1, self.p1]
         theta = _array(p.get("theta"), nmlp + sum(nf), where + ".theta")
@@ -376,10 +380,15 @@ class LoopModel:
         y, e = np.zeros(T), np.zeros(T)
         w1, w2 = np.zeros((T, self.b1)), np.zeros((T, self.b2))
         sec = [0.0] * self.p1  # s_k(t-1)
+        xu, xy = [0.0] * self.s, [0.0] * self.s  # the slow states of u' and y'
         for t in range(T):
             p = [u[k] if k >= 0 else 0.0 for k in range(t - self.r1 + 1, t + 1)]
             p += [y[k] if k >= 0 else 0.0 for k in range(t - self.r2, t)]
-            h = np.array(p)
+            yp = y[t - 1] if t > 0 else 0.0
+            for i in range(self.s):
+                xu[i] = self.XC[i] * xu[i] + self.XK[i] * u[t]
+                xy[i] = self.XC[i] * xy[i] + self.XK[i] * yp
+            h = np.array(p + xu + xy)
             for W, b in zip(self.W, self.b):
                 h = np.tanh(W @ h + b)
             n1, n2 = h[:B1], h[B1:]
@@ -396,8 +405,8 @@ class LoopModel:
         return y * self.y_scale
 
     def __repr__(self):
-        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, p1=%d, passive=%r)" % (
-            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.passive)
+        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, p1=%d, s=%d, passive=%r)" % (
+            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s, self.passive)
 
 
 def _loop_envelope(f):
