@@ -3,6 +3,7 @@ package loop
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/passivenfir/gputrain/data"
 )
@@ -80,34 +81,84 @@ func (m Mean) ValFit(d *data.Dataset, skip int) (float64, error) {
 }
 
 // Choose returns the loop to keep among trained results: the one with the
-// best validation Fit, or the mean of all of them when that scores better
-// on val (first skip samples of each record not scored). Nil results (a
-// shape that failed) are passed over; fit is the kept model's validation
-// Fit, and mean says whether it is the mean.
+// best validation Fit, or the mean of several when that scores better on
+// val (first skip samples of each record not scored). The mean's members
+// are chosen by greedy forward selection, the ensemble selection of
+// Caruana et al. (2004): from the best loop, add the loop whose addition
+// raises the mean's validation Fit most, while one does. With loops of
+// several shapes, the mean of all of them can be worse than the mean of a
+// few (a shape that does not suit the plant drags it down), and a subset
+// can beat both. Nil results (a shape that failed) are passed over; fit is
+// the kept model's validation Fit (exactly its ValFit), and mean says
+// whether it has more than one member. Members keep the order of rs.
 func Choose(val *data.Dataset, skip int, rs ...*Result) (m Mean, fit float64, mean bool, err error) {
 	var all Mean
-	fit = math.Inf(-1)
+	best, fit := -1, math.Inf(-1)
 	for _, r := range rs {
 		if r == nil || r.Model == nil {
 			continue
 		}
-		all = append(all, r.Model)
-		if m == nil || r.ValFit > fit {
-			m, fit = Mean{r.Model}, r.ValFit
+		if best < 0 || r.ValFit > fit {
+			best, fit = len(all), r.ValFit
 		}
+		all = append(all, r.Model)
 	}
 	if len(all) == 0 {
 		return nil, math.NaN(), false, fmt.Errorf("%w: no trained loop to choose from", ErrConfig)
 	}
 	if len(all) < 2 {
-		return m, fit, false, nil
+		return all, fit, false, nil
 	}
-	f, err := all.ValFit(val, skip)
-	if err != nil {
-		return m, fit, false, err
+	// every member's outputs on val, once; a mean is scored from them with
+	// the arithmetic of Mean.Simulate, so that its Fit is its ValFit
+	outs := make([][][]float64, len(all))
+	for i, l := range all {
+		for _, b := range val.Batches {
+			outs[i] = append(outs[i], l.Simulate(b.U))
+		}
 	}
-	if f > fit {
-		return all, f, true, nil
+	sel := []int{best}
+	for {
+		add, addFit := -1, fit
+		for i := range all {
+			if slices.Contains(sel, i) {
+				continue
+			}
+			try := append(slices.Clone(sel), i)
+			slices.Sort(try)
+			f, err := fitRecords(val, skip, func(r int) []float64 { return meanOn(outs, try, r) })
+			if err != nil {
+				return nil, math.NaN(), false, err
+			}
+			if f > addFit {
+				add, addFit = i, f
+			}
+		}
+		if add < 0 {
+			break
+		}
+		sel = append(sel, add)
+		slices.Sort(sel)
+		fit = addFit
 	}
-	return m, fit, false, nil
+	for _, i := range sel {
+		m = append(m, all[i])
+	}
+	return m, fit, len(m) > 1, nil
+}
+
+// meanOn is the output of the mean of the members sel on validation
+// record r, from their outputs: Mean.Simulate's sums in member order, then
+// the division.
+func meanOn(outs [][][]float64, sel []int, r int) []float64 {
+	y := make([]float64, len(outs[sel[0]][r]))
+	for _, i := range sel {
+		for k, v := range outs[i][r] {
+			y[k] += v
+		}
+	}
+	for k := range y {
+		y[k] /= float64(len(sel))
+	}
+	return y
 }

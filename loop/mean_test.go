@@ -67,8 +67,10 @@ func TestMeanValFit(t *testing.T) {
 	}
 }
 
-// TestChoose: the mean is kept only when it scores better on validation
-// than the best single loop; failed (nil) results are passed over.
+// TestChoose: a mean is kept only when it scores better on validation
+// than the best single loop, and its members are the subset greedy
+// selection finds, not necessarily all; failed (nil) results are passed
+// over.
 func TestChoose(t *testing.T) {
 	s := Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}
 	a, b := randomModel(t, s, 11), randomModel(t, s, 12)
@@ -96,5 +98,26 @@ func TestChoose(t *testing.T) {
 	}
 	if _, _, _, err := Choose(d, 0, nil); err == nil {
 		t.Error("nothing to choose from: no error")
+	}
+	// the target is the mean of a and b, and c a loop far from it: the
+	// mean of a and b wins over a, b, c alone and over the mean of all
+	// three, and its Fit is its ValFit to the bit
+	c := randomModel(t, s, 13)
+	for i := range c.FL1 {
+		c.FL1[i] *= 3
+	}
+	for i := range d.Batches {
+		d.Batches[i].Y = Mean{a, b}.Simulate(d.Batches[i].U)
+	}
+	var rs []*Result
+	for _, l := range []*Model{c, a, b} {
+		f, _ := valFit(l, d, 0)
+		rs = append(rs, &Result{Model: l, ValFit: f})
+	}
+	all, _ := Mean{c, a, b}.ValFit(d, 0)
+	m, fit, mean, err = Choose(d, 0, rs...)
+	want, _ := Mean{a, b}.ValFit(d, 0)
+	if err != nil || !mean || len(m) != 2 || m[0] != a || m[1] != b || fit != want || !(fit > all) {
+		t.Errorf("target = mean of a and b: got %d members, fit %v (the pair's %v, all three's %v), mean %v, err %v", len(m), fit, want, all, mean, err)
 	}
 }

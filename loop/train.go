@@ -380,8 +380,13 @@ func (m *Model) batchGrad(us, ys [][]float64, wins []window, batch []int, worker
 type simulator interface{ Simulate(u []float64) []float64 }
 
 func valFit(m simulator, d *data.Dataset, skip int) (float64, error) {
+	return fitRecords(d, skip, func(r int) []float64 { return m.Simulate(d.Batches[r].U) })
+}
+
+// fitRecords is valFit with the output of record r given by sim(r).
+func fitRecords(d *data.Dataset, skip int, sim func(r int) []float64) (float64, error) {
 	var fits []float64
-	for _, b := range d.Batches {
+	for r, b := range d.Batches {
 		target := b.Y
 		if b.YClean != nil {
 			target = b.YClean
@@ -389,7 +394,7 @@ func valFit(m simulator, d *data.Dataset, skip int) (float64, error) {
 		if len(target) <= skip {
 			continue
 		}
-		f, err := model.Fit(target, m.Simulate(b.U), skip)
+		f, err := model.Fit(target, sim(r), skip)
 		if err != nil {
 			continue // a zero output: Fit undefined
 		}
