@@ -5,8 +5,8 @@ package kernels
 import "golang.org/x/sys/cpu"
 
 // haveFMA reports AVX2 and FMA, which the assembly kernels of this package
-// need (corr_amd64.s, tanh_amd64.s, dense_amd64.s, peak_amd64.s); without
-// them, or with the noasm build tag, the Go paths run.
+// need (corr_amd64.s, tanh_amd64.s, tanhfast_amd64.s, dense_amd64.s,
+// peak_amd64.s); without them, or with the noasm build tag, the Go paths run.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
@@ -26,3 +26,6 @@ func fmaPeak(n int)
 
 //go:noescape
 func tanh4FMA(dst, x *float64, blocks int)
+
+//go:noescape
+func tanh4Fast(dst, x *float64, blocks int)

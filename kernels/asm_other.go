@@ -15,3 +15,5 @@ func denseBwdX4(d, w, dx *float64, rows, in, out int) { panic("kernels: no vecto
 func fmaPeak(n int) { panic("kernels: no vector FMA on this platform") }
 
 func tanh4FMA(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
+
+func tanh4Fast(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
