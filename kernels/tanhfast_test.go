@@ -33,7 +33,7 @@ func tanhArgs(n int, seed uint64) []float64 {
 		case 2:
 			v = math.Pow(10, -310*rng.Float64())
 		default:
-			v = (float64(rng.IntN(56))+0.5)*math.Ln2/2*(1+1e-12*rng.NormFloat64())
+			v = (float64(rng.IntN(56)) + 0.5) * math.Ln2 / 2 * (1 + 1e-12*rng.NormFloat64())
 		}
 		x = append(x, v, -v)
 	}
