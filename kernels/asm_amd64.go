@@ -6,7 +6,7 @@ import "golang.org/x/sys/cpu"
 
 // haveFMA reports AVX2 and FMA, which the assembly kernels of this package
 // need (corr_amd64.s, tanh_amd64.s, tanhfast_amd64.s, dense_amd64.s,
-// peak_amd64.s); without them, or with the noasm build tag, the Go paths run.
+// lift_amd64.s, peak_amd64.s); without them, or with the noasm build tag, the Go paths run.
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
@@ -29,3 +29,12 @@ func tanh4FMA(dst, x *float64, blocks int)
 
 //go:noescape
 func tanh4Fast(dst, x *float64, blocks int)
+
+//go:noescape
+func denseFwdT(x, w, b, y *float64, n, in, ld int)
+
+//go:noescape
+func dotT(a, b *float64, n int) float64
+
+//go:noescape
+func dtanhT(d, dy, y *float64, n int)

@@ -17,3 +17,9 @@ func fmaPeak(n int) { panic("kernels: no vector FMA on this platform") }
 func tanh4FMA(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
 
 func tanh4Fast(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }
+
+func denseFwdT(x, w, b, y *float64, n, in, ld int) { panic("kernels: no vector dense kernel") }
+
+func dotT(a, b *float64, n int) float64 { panic("kernels: no vector dense kernel") }
+
+func dtanhT(d, dy, y *float64, n int) { panic("kernels: no vector dense kernel") }

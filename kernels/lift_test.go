@@ -1,0 +1,222 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// transpose returns the rows×cols row-major a as cols×rows.
+func transpose(a []float64, rows, cols int) []float64 {
+	t := make([]float64, len(a))
+	for r := range rows {
+		for c := range cols {
+			t[c*rows+r] = a[r*cols+c]
+		}
+	}
+	return t
+}
+
+// bitsEqual reports the first index where a and b differ in their bits.
+func bitsEqual(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s[%d] = %v, want %v bit for bit", what, i, got[i], want[i])
+		}
+	}
+}
+
+// setFastDense switches the vector dense kernels and returns the restore.
+func setFastDense(fast bool) func() {
+	old := fastDense
+	fastDense = fast && haveFMA
+	return func() { fastDense = old }
+}
+
+// liftCase is one network and batch for the lift kernels' tests.
+type liftCase struct {
+	sizes []int
+	rows  int
+}
+
+var liftCases = []liftCase{
+	{[]int{2, 4, 4, 10}, 2000}, // the msd step
+	{[]int{2, 4, 4, 10}, 37},   // tails of 16 and of 4
+	{[]int{3, 5, 1}, 130},
+	{[]int{1, 7}, 3},
+}
+
+func (lc liftCase) inputs(seed uint64) (theta, x []float64, acts [][]float64) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	n := 0
+	for l := range len(lc.sizes) - 1 {
+		n += lc.sizes[l+1]*lc.sizes[l] + lc.sizes[l+1]
+		acts = append(acts, make([]float64, lc.sizes[l+1]*lc.rows))
+	}
+	return randVec(rng, n, 1), randVec(rng, lc.rows*lc.sizes[0], 2), acts
+}
+
+// TestLiftForwardT compares LiftForwardT with DenseTanhForward layer by
+// layer (transposed), bit for bit, for 1, 2 and 5 workers and both the
+// vector and the Go kernels.
+func TestLiftForwardT(t *testing.T) {
+	for _, lc := range liftCases {
+		theta, x, acts := lc.inputs(1)
+		// The reference: row-major layers.
+		var want [][]float64
+		in, off := x, 0
+		for l := range len(lc.sizes) - 1 {
+			nin, nout := lc.sizes[l], lc.sizes[l+1]
+			y := make([]float64, lc.rows*nout)
+			(&CPU{Workers: 1}).DenseTanhForward(lc.rows, nin, nout, in, theta[off:off+nout*nin], theta[off+nout*nin:off+nout*nin+nout], y)
+			off += nout*nin + nout
+			want = append(want, transpose(y, lc.rows, nout))
+			in = y
+		}
+		for _, fast := range []bool{true, false} {
+			restore := setFastDense(fast)
+			for _, c := range backends() {
+				t.Run(fmt.Sprintf("%v/rows=%d/fast=%v/W=%d", lc.sizes, lc.rows, fast, c.Workers), func(t *testing.T) {
+					c.LiftForwardT(lc.rows, lc.sizes, theta, x, acts)
+					for l := range acts {
+						bitsEqual(t, fmt.Sprintf("layer %d", l), acts[l], want[l])
+					}
+				})
+			}
+			restore()
+		}
+	}
+}
+
+// TestLiftBackwardT checks the gradient of LiftBackwardT against
+// DenseTanhBackward's (to rounding: the sums run in another order), against
+// central finite differences of ⟨c, n(θ)⟩, and the vector kernels against
+// their Go twins bit for bit.
+func TestLiftBackwardT(t *testing.T) {
+	for _, lc := range liftCases {
+		theta, x, acts := lc.inputs(2)
+		L := len(lc.sizes) - 1
+		mN := lc.sizes[L]
+		rng := rand.New(rand.NewPCG(3, 3))
+		dn := randVec(rng, mN*lc.rows, 1)
+		c1 := &CPU{Workers: 1}
+		c1.LiftForwardT(lc.rows, lc.sizes, theta, x, acts)
+
+		// Row-major reference through DenseTanhForward/Backward.
+		want := make([]float64, len(theta))
+		var ys [][]float64
+		in, off := x, 0
+		var offs []int
+		for l := range L {
+			nin, nout := lc.sizes[l], lc.sizes[l+1]
+			y := make([]float64, lc.rows*nout)
+			c1.DenseTanhForward(lc.rows, nin, nout, in, theta[off:off+nout*nin], theta[off+nout*nin:off+nout*nin+nout], y)
+			offs = append(offs, off)
+			off += nout*nin + nout
+			ys = append(ys, y)
+			in = y
+		}
+		dy := transpose(dn, mN, lc.rows)
+		for l := L - 1; l >= 0; l-- {
+			nin, nout := lc.sizes[l], lc.sizes[l+1]
+			o := offs[l]
+			xl := x
+			var dx []float64
+			if l > 0 {
+				xl = ys[l-1]
+				dx = make([]float64, lc.rows*nin)
+			}
+			c1.DenseTanhBackward(lc.rows, nin, nout, xl, theta[o:o+nout*nin], ys[l], dy, dx, want[o:o+nout*nin], want[o+nout*nin:o+nout*nin+nout])
+			dy = dx
+		}
+
+		var first []float64
+		for _, fast := range []bool{true, false} {
+			restore := setFastDense(fast)
+			for _, c := range backends() {
+				name := fmt.Sprintf("%v/rows=%d/fast=%v/W=%d", lc.sizes, lc.rows, fast, c.Workers)
+				got := make([]float64, len(theta))
+				got[0] = 1 // accumulated into
+				c.LiftBackwardT(lc.rows, lc.sizes, theta, x, acts, dn, got)
+				got[0]--
+				checkClose(t, name, got, want, 1e-12)
+				if c.Workers == 1 {
+					if first == nil {
+						first = got
+					} else {
+						bitsEqual(t, name+" against the vector kernels", got, first)
+					}
+				}
+			}
+			restore()
+		}
+
+		if lc.rows > 200 {
+			continue
+		}
+		f := func() float64 {
+			c1.LiftForwardT(lc.rows, lc.sizes, theta, x, acts)
+			return dot(acts[L-1], dn)
+		}
+		fd := fdGrad(f, theta, 1e-6)
+		checkClose(t, fmt.Sprintf("%v/rows=%d finite differences", lc.sizes, lc.rows), first, fd, 1e-7)
+	}
+}
+
+// TestLiftDot checks dotT against liftDotGo bit for bit, and both against a
+// plain sum, for lengths around the blocks of 16.
+func TestLiftDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 250, 2000} {
+		a, b := randVec(rng, n, 1), randVec(rng, n, 1)
+		restore := setFastDense(true)
+		fast := liftDot(a, b)
+		restore()
+		restore = setFastDense(false)
+		slow := liftDot(a, b)
+		restore()
+		if math.Float64bits(fast) != math.Float64bits(slow) {
+			t.Errorf("n = %d: dotT gives %v, liftDotGo %v", n, fast, slow)
+		}
+		if w := dot(a, b); math.Abs(slow-w) > 1e-14*float64(n+1) {
+			t.Errorf("n = %d: liftDot = %v, plain sum %v", n, slow, w)
+		}
+	}
+}
+
+// TestConvT compares ConvForwardT and ConvBackwardT with ConvForward and
+// ConvBackward on the transposed gains, bit for bit, for every convolution
+// case and 1, 2 and 5 workers.
+func TestConvT(t *testing.T) {
+	for _, cc := range convCases {
+		s, u, n, g, _, rng := cc.inputs(6)
+		N := s.Total()
+		dy := randVec(rng, N, 1)
+		c1 := &CPU{Workers: 1}
+		z, y := make([]float64, N*cc.mN), make([]float64, N)
+		c1.ConvForward(s, cc.mN, cc.mG, u, n, g, z, y)
+		dn, dg := make([]float64, N*cc.mN), make([]float64, cc.mN*cc.mG)
+		c1.ConvBackward(s, cc.mN, cc.mG, u, n, g, z, dy, dn, dg)
+		nT := transpose(n, N, cc.mN)
+		for _, c := range backends() {
+			t.Run(fmt.Sprintf("%s/W=%d", cc.name, c.Workers), func(t *testing.T) {
+				zT, yT := make([]float64, N*cc.mN), make([]float64, N)
+				c.ConvForwardT(s, cc.mN, cc.mG, u, nT, g, zT, yT)
+				bitsEqual(t, "y", yT, y)
+				bitsEqual(t, "z", zT, transpose(z, N, cc.mN))
+				dnT, dgT := make([]float64, N*cc.mN), make([]float64, cc.mN*cc.mG)
+				c.ConvBackwardT(s, cc.mN, cc.mG, u, nT, g, zT, dy, dnT, dgT)
+				bitsEqual(t, "dn", dnT, transpose(dn, N, cc.mN))
+				if c.Workers == 1 {
+					bitsEqual(t, "dg", dgT, dg)
+				} else {
+					checkClose(t, "dg", dgT, dg, 1e-12)
+				}
+				c.ConvBackwardT(s, cc.mN, cc.mG, u, nT, g, zT, dy, dnT, nil)
+				bitsEqual(t, "dn without dg", dnT, transpose(dn, N, cc.mN))
+			})
+		}
+	}
+}
