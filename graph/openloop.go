@@ -15,7 +15,8 @@ import (
 const maxCached = 8
 
 // OpenLoop is the open-loop training graph of a model structure: features →
-// lifting MLP (DenseTanh ops) → branch-convolution bank (BranchConv op)
+// lifting MLP (DenseTanh ops, or one Lift op on a featureMajor backend) →
+// branch-convolution bank (BranchConv op)
 // [+ linear FIR] → MSE, and its gradient w.r.t. θ_N built by gorgonia's
 // symbolic differentiation. One graph and its TapeMachines are compiled per
 // batch size (rows) and reused; the parameters, the taps and the batch are
@@ -47,6 +48,7 @@ type openGraph struct {
 	gBuf, lBuf []float64 // backing of the g and lin values
 
 	gains  *denseTanhOp // last layer: its output buffer holds the gains
+	lift   *liftOp      // or, with a featureMajor backend, the whole MLP (gains mN×rows)
 	yh     []float64    // output buffer of the op computing ŷ
 	loss   *mseOp
 	grads  G.Nodes // dw0, db0, dw1, db1, … (Flatten order)
@@ -93,6 +95,8 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 		F := o.sizes[0]
 		og.x = G.NewMatrix(g, G.Float64, G.WithShape(rows, F), G.WithName("X"), G.WithValue(newDense(make([]float64, rows*F), rows, F)))
 		h = og.x
+		fm, _ := o.be.(featureMajor)
+		lift := G.Nodes{og.x}
 		off := 0
 		for l := 0; l+1 < len(o.sizes); l++ {
 			in, out := o.sizes[l], o.sizes[l+1]
@@ -103,15 +107,26 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 			w := G.NewMatrix(g, G.Float64, G.WithShape(out, in), G.WithName(fmt.Sprintf("W%d", l)), G.WithValue(newDense(wv, out, in)))
 			b := G.NewVector(g, G.Float64, G.WithShape(out), G.WithName(fmt.Sprintf("b%d", l)), G.WithValue(newDense(bv, out)))
 			og.w, og.b = append(og.w, w), append(og.b, b)
+			if fm != nil {
+				lift = append(lift, w, b)
+				continue
+			}
 			op := newDenseTanh(o.be, l, rows, in, out, l > 0)
 			if h, err = G.ApplyOp(op, h, w, b); err != nil {
 				return nil, fmt.Errorf("graph: layer %d: %w", l, err)
 			}
 			og.gains = op
 		}
+		if fm != nil {
+			og.lift = newLift(fm, rows, o.sizes)
+			if h, err = G.ApplyOp(og.lift, lift...); err != nil {
+				return nil, fmt.Errorf("graph: lifting network: %w", err)
+			}
+		}
 		og.gBuf = make([]float64, mN*mG)
 		og.gN = G.NewMatrix(g, G.Float64, G.WithShape(mN, mG), G.WithName("G"), G.WithValue(newDense(og.gBuf, mN, mG)))
 		conv := newBranchConv(o.be, og.st, rows, mN, mG, o.tapsGrad)
+		conv.fm = fm
 		if yh, err = G.ApplyOp(conv, h, og.u, og.gN); err != nil {
 			return nil, fmt.Errorf("graph: branch convolution: %w", err)
 		}
@@ -359,7 +374,17 @@ func (o *OpenLoop) Gains(b *Batch, theta []float64, n []float64) error {
 	if err := run(og.gainsM); err != nil {
 		return err
 	}
-	copy(n, og.gains.y)
+	if og.lift == nil {
+		copy(n, og.gains.y)
+		return nil
+	}
+	mN := o.st.Branches
+	gT := og.lift.acts[len(og.lift.acts)-1]
+	for j := range mN {
+		for r, v := range gT[j*rows : (j+1)*rows] {
+			n[r*mN+j] = v
+		}
+	}
 	return nil
 }
 

@@ -38,3 +38,12 @@ func dotT(a, b *float64, n int) float64
 
 //go:noescape
 func dtanhT(d, dy, y *float64, n int)
+
+//go:noescape
+func mulT(dst, a, b *float64, n int)
+
+//go:noescape
+func mulAddT(dst, a, b *float64, n int)
+
+//go:noescape
+func mul2AddT(dst, a, b, c, d *float64, n int)

@@ -23,3 +23,9 @@ func denseFwdT(x, w, b, y *float64, n, in, ld int) { panic("kernels: no vector d
 func dotT(a, b *float64, n int) float64 { panic("kernels: no vector dense kernel") }
 
 func dtanhT(d, dy, y *float64, n int) { panic("kernels: no vector dense kernel") }
+
+func mulT(dst, a, b *float64, n int) { panic("kernels: no vector kernel") }
+
+func mulAddT(dst, a, b *float64, n int) { panic("kernels: no vector kernel") }
+
+func mul2AddT(dst, a, b, c, d *float64, n int) { panic("kernels: no vector kernel") }

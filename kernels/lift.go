@@ -243,13 +243,9 @@ func (c *CPU) ConvForwardT(s Seqs, mN, mG int, u, n, g, z, y []float64) {
 		clear(yo)
 		for j := range mN {
 			nj, zj := n[j*N+o:j*N+o+T], z[j*N+o:j*N+o+T]
-			for t, v := range nj {
-				w[t] = v * uo[t]
-			}
+			mulRow(w, nj, uo)
 			corr(zj, grev[j*mG:(j+1)*mG], W)
-			for t, v := range nj {
-				yo[t] += v * zj[t]
-			}
+			mulAddRow(yo, nj, zj)
 		}
 	})
 	c.put(sc)
@@ -287,18 +283,11 @@ func (c *CPU) ConvBackwardT(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64
 		uo, dyo := u[o:o+T], dy[o:o+T]
 		for j := range mN {
 			nj, zj, dnj := n[j*N+o:j*N+o+T], z[j*N+o:j*N+o+T], dn[j*N+o:j*N+o+T]
-			for t, nv := range nj {
-				v[t] = dyo[t] * nv
-			}
+			mulRow(v, dyo, nj)
 			corr(C, g[j*mG:(j+1)*mG], V)
-			for t, dv := range dyo {
-				dnj[t] = dv*zj[t] + uo[t]*C[t]
-			}
+			mul2AddRow(dnj, dyo, zj, uo, C)
 			if withDg {
-				w := wp[mG-1:]
-				for t, nv := range nj {
-					w[t] = nv * uo[t]
-				}
+				mulRow(wp[mG-1:], nj, uo)
 				acc := sc.acc[j*mG : (j+1)*mG]
 				for k := range acc {
 					acc[k] += floats.Dot(v, wp[mG-1-k:mG-1-k+T])
@@ -312,4 +301,47 @@ func (c *CPU) ConvBackwardT(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64
 		}
 	}
 	c.put(sc)
+}
+
+// mulRow sets dst[t] = a[t]·b[t].
+func mulRow(dst, a, b []float64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	t := 0
+	if fastDense && n >= 4 {
+		mulT(&dst[0], &a[0], &b[0], n&^3)
+		t = n &^ 3
+	}
+	for ; t < n; t++ {
+		dst[t] = a[t] * b[t]
+	}
+}
+
+// mulAddRow sets dst[t] += a[t]·b[t] (the product rounded first).
+func mulAddRow(dst, a, b []float64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	t := 0
+	if fastDense && n >= 4 {
+		mulAddT(&dst[0], &a[0], &b[0], n&^3)
+		t = n &^ 3
+	}
+	for ; t < n; t++ {
+		dst[t] += a[t] * b[t]
+	}
+}
+
+// mul2AddRow sets dst[t] = a[t]·b[t] + c[t]·d[t] (both products rounded
+// first).
+func mul2AddRow(dst, a, b, c, d []float64) {
+	n := len(dst)
+	a, b, c, d = a[:n], b[:n], c[:n], d[:n]
+	t := 0
+	if fastDense && n >= 4 {
+		mul2AddT(&dst[0], &a[0], &b[0], &c[0], &d[0], n&^3)
+		t = n &^ 3
+	}
+	for ; t < n; t++ {
+		dst[t] = a[t]*b[t] + c[t]*d[t]
+	}
 }

@@ -156,3 +156,88 @@ tloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// func mulT(dst, a, b *float64, n int)
+//
+// dst[t] = a[t]·b[t] for t < n (n a multiple of 4).
+TEXT ·mulT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JEQ  mdone
+
+mloop:
+	VMOVUPD (SI), Y0
+	VMULPD (R8), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  mloop
+
+mdone:
+	VZEROUPPER
+	RET
+
+// func mulAddT(dst, a, b *float64, n int)
+//
+// dst[t] += a[t]·b[t] for t < n (n a multiple of 4), the product rounded
+// before the sum.
+TEXT ·mulAddT(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JEQ  madone
+
+maloop:
+	VMOVUPD (SI), Y0
+	VMULPD (R8), Y0, Y0
+	VADDPD (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ  maloop
+
+madone:
+	VZEROUPPER
+	RET
+
+// func mul2AddT(dst, a, b, c, d *float64, n int)
+//
+// dst[t] = a[t]·b[t] + c[t]·d[t] for t < n (n a multiple of 4), both products
+// rounded before the sum.
+TEXT ·mul2AddT(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ c+24(FP), R9
+	MOVQ d+32(FP), R10
+	MOVQ n+40(FP), CX
+	SHRQ $2, CX
+	JEQ  m2done
+
+m2loop:
+	VMOVUPD (SI), Y0
+	VMULPD (R8), Y0, Y0
+	VMOVUPD (R9), Y1
+	VMULPD (R10), Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ  m2loop
+
+m2done:
+	VZEROUPPER
+	RET

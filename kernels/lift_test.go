@@ -188,7 +188,7 @@ func TestLiftDot(t *testing.T) {
 
 // TestConvT compares ConvForwardT and ConvBackwardT with ConvForward and
 // ConvBackward on the transposed gains, bit for bit, for every convolution
-// case and 1, 2 and 5 workers.
+// case, 1, 2 and 5 workers, and both the vector and the Go row loops.
 func TestConvT(t *testing.T) {
 	for _, cc := range convCases {
 		s, u, n, g, _, rng := cc.inputs(6)
@@ -200,8 +200,10 @@ func TestConvT(t *testing.T) {
 		dn, dg := make([]float64, N*cc.mN), make([]float64, cc.mN*cc.mG)
 		c1.ConvBackward(s, cc.mN, cc.mG, u, n, g, z, dy, dn, dg)
 		nT := transpose(n, N, cc.mN)
-		for _, c := range backends() {
-			t.Run(fmt.Sprintf("%s/W=%d", cc.name, c.Workers), func(t *testing.T) {
+		for _, fc := range fastCases() {
+			c := fc.c
+			t.Run(fmt.Sprintf("%s/W=%d/fast=%v", cc.name, c.Workers, fc.fast), func(t *testing.T) {
+				defer setFastDense(fc.fast)()
 				zT, yT := make([]float64, N*cc.mN), make([]float64, N)
 				c.ConvForwardT(s, cc.mN, cc.mG, u, nT, g, zT, yT)
 				bitsEqual(t, "y", yT, y)
@@ -219,4 +221,24 @@ func TestConvT(t *testing.T) {
 			})
 		}
 	}
+}
+
+// fastCases are the backends of backends() with the vector kernels on and off.
+func fastCases() []struct {
+	c    *CPU
+	fast bool
+} {
+	var cs []struct {
+		c    *CPU
+		fast bool
+	}
+	for _, fast := range []bool{true, false} {
+		for _, c := range backends() {
+			cs = append(cs, struct {
+				c    *CPU
+				fast bool
+			}{c, fast})
+		}
+	}
+	return cs
 }

@@ -93,3 +93,12 @@ func TestTanhFast(t *testing.T) {
 		}
 	}
 }
+
+// tanhScalar is the tanh tanhTo computes, one argument at a time: the
+// reference of the kernels' bit-exact tests.
+func tanhScalar(x float64) float64 {
+	if fastTanh {
+		return tanhFast(x)
+	}
+	return math.Tanh(x)
+}

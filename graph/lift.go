@@ -1,0 +1,209 @@
+package graph
+
+import (
+	"fmt"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/passivenfir/gputrain/kernels"
+)
+
+// featureMajor is what a Backend offers beyond kernels.Backend for the
+// feature-major open-loop step (kernels.CPU does): the whole lifting network
+// in one call per direction, and the convolution bank on branch-major gains.
+// With it OpenLoop builds one Lift op instead of a DenseTanh op per layer,
+// and the gains flow between the ops as m_N×rows (see kernels/lift.go for why
+// that is cheaper). Other backends keep the row-major ops.
+type featureMajor interface {
+	LiftForwardT(rows int, sizes []int, theta, x []float64, acts [][]float64)
+	LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]float64, dn, dtheta []float64)
+	ConvForwardT(s kernels.Seqs, mN, mG int, u, n, g, z, y []float64)
+	ConvBackwardT(s kernels.Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64)
+}
+
+// liftOp is the whole lifting network, tanh on every layer:
+// (X rows×F, W_0, b_0, …, W_{L−1}, b_{L−1}) → the gains, m_N×rows
+// (feature-major). It keeps every layer's output for the backward op; the
+// last one is its own output buffer.
+type liftOp struct {
+	opBase
+	be     featureMajor
+	rows   int
+	sizes  []int
+	nTheta int
+	theta  []float64   // the inputs' W, b gathered in Flatten order
+	acts   [][]float64 // layer outputs, sizes[l+1]×rows
+	yT     *tensor.Dense
+}
+
+func newLift(be featureMajor, rows int, sizes []int) *liftOp {
+	o := &liftOp{
+		opBase: newBase(fmt.Sprintf("Lift(%d×%v)", rows, sizes)),
+		be:     be, rows: rows, sizes: sizes,
+	}
+	for l := 0; l+1 < len(sizes); l++ {
+		o.nTheta += sizes[l+1]*sizes[l] + sizes[l+1]
+		o.acts = append(o.acts, make([]float64, sizes[l+1]*rows))
+	}
+	o.theta = make([]float64, o.nTheta)
+	o.yT = newDense(o.acts[len(o.acts)-1], sizes[len(sizes)-1], rows)
+	return o
+}
+
+func (o *liftOp) layers() int { return len(o.sizes) - 1 }
+
+func (o *liftOp) Arity() int { return 1 + 2*o.layers() }
+
+// Type is Matrix a → (Matrix a → Vector a)^L → Matrix a.
+func (o *liftOp) Type() hm.Type {
+	ts := []hm.Type{matA}
+	for range o.layers() {
+		ts = append(ts, matA, vecA)
+	}
+	return hm.NewFnType(append(ts, matA)...)
+}
+
+func (o *liftOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	if len(in) != o.Arity() {
+		return nil, fmt.Errorf("%w: %s: %d inputs", ErrShape, o.name, len(in))
+	}
+	if err := checkShape(o.name, in[0], o.rows, o.sizes[0]); err != nil {
+		return nil, err
+	}
+	for l := range o.layers() {
+		if err := checkShape(o.name, in[1+2*l], o.sizes[l+1], o.sizes[l]); err != nil {
+			return nil, err
+		}
+		if err := checkShape(o.name, in[2+2*l], o.sizes[l+1]); err != nil {
+			return nil, err
+		}
+	}
+	return tensor.Shape{o.sizes[len(o.sizes)-1], o.rows}, nil
+}
+
+// params reads x and gathers θ_N from the inputs into o.theta.
+func (o *liftOp) params(in []G.Value) (x []float64, err error) {
+	if x, err = floats(in[0], o.name+" x"); err != nil {
+		return nil, err
+	}
+	if err := checkLen(o.name, "x", x, o.rows*o.sizes[0]); err != nil {
+		return nil, err
+	}
+	off := 0
+	for l := range o.layers() {
+		for k, n := range []int{o.sizes[l+1] * o.sizes[l], o.sizes[l+1]} {
+			v, err := floats(in[1+2*l+k], o.name+" θ")
+			if err != nil {
+				return nil, err
+			}
+			if err := checkLen(o.name, fmt.Sprintf("layer %d θ", l), v, n); err != nil {
+				return nil, err
+			}
+			off += copy(o.theta[off:off+n], v)
+		}
+	}
+	return x, nil
+}
+
+func (o *liftOp) Do(in ...G.Value) (G.Value, error) {
+	x, err := o.params(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := call(o.name, func() { o.be.LiftForwardT(o.rows, o.sizes, o.theta, x, o.acts) }); err != nil {
+		return nil, err
+	}
+	return o.yT, nil
+}
+
+// DiffWRT: every weight and bias, never the data.
+func (o *liftOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := 1; i < n; i++ {
+		d[i] = true
+	}
+	return d
+}
+
+// SymDiff returns every layer's dW and db as views into the one packed dθ of
+// a single liftGradOp.
+func (o *liftOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	gop := &liftGradOp{opBase: newBase(o.name + "Grad"), fwd: o, dtheta: make([]float64, o.nTheta)}
+	gop.dthetaT = newDense(gop.dtheta, o.nTheta)
+	packed, err := G.ApplyOp(gop, append(append(G.Nodes{}, in...), out, grad)...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: %s: %w", o.name, err)
+	}
+	ret := make(G.Nodes, len(in))
+	off := 0
+	for l := range o.layers() {
+		nin, nout := o.sizes[l], o.sizes[l+1]
+		if ret[1+2*l], err = pick(packed, fmt.Sprintf("%s.dW%d", o.name, l), off, nout, nin); err != nil {
+			return nil, err
+		}
+		off += nout * nin
+		if ret[2+2*l], err = pick(packed, fmt.Sprintf("%s.db%d", o.name, l), off, nout); err != nil {
+			return nil, err
+		}
+		off += nout
+	}
+	return ret, nil
+}
+
+// liftGradOp is the backward of liftOp: (X, W_0, b_0, …, n, dn) → dθ_N
+// (Flatten order). n is an input only to order it after the forward op,
+// whose activations it reads.
+type liftGradOp struct {
+	opBase
+	fwd     *liftOp
+	dtheta  []float64
+	dthetaT *tensor.Dense
+}
+
+func (o *liftGradOp) Arity() int { return o.fwd.Arity() + 2 }
+
+func (o *liftGradOp) Type() hm.Type {
+	ts := []hm.Type{matA}
+	for range o.fwd.layers() {
+		ts = append(ts, matA, vecA)
+	}
+	return hm.NewFnType(append(ts, matA, matA, vecA)...)
+}
+
+func (o *liftGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	f := o.fwd
+	if len(in) != o.Arity() {
+		return nil, fmt.Errorf("%w: %s: %d inputs", ErrShape, o.name, len(in))
+	}
+	if err := checkShape(o.name, in[len(in)-1], f.sizes[len(f.sizes)-1], f.rows); err != nil {
+		return nil, err
+	}
+	return tensor.Shape{f.nTheta}, nil
+}
+
+func (o *liftGradOp) Do(in ...G.Value) (G.Value, error) {
+	f := o.fwd
+	x, err := f.params(in[:f.Arity()])
+	if err != nil {
+		return nil, err
+	}
+	dn, err := floats(in[len(in)-1], o.name+" dn")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLen(o.name, "dn", dn, f.sizes[len(f.sizes)-1]*f.rows); err != nil {
+		return nil, err
+	}
+	clear(o.dtheta) // the kernel accumulates
+	if err := call(o.name, func() { f.be.LiftBackwardT(f.rows, f.sizes, f.theta, x, f.acts, dn, o.dtheta) }); err != nil {
+		return nil, err
+	}
+	return o.dthetaT, nil
+}
+
+func (o *liftGradOp) DiffWRT(n int) []bool { return noGrad(n) }
+func (o *liftGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, errNoSecondOrder(o.name)
+}
