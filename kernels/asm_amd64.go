@@ -34,7 +34,7 @@ func tanh4Fast(dst, x *float64, blocks int)
 func denseFwdT(x, w, b, y *float64, n, in, ld int)
 
 //go:noescape
-func dotT(a, b *float64, n int) float64
+func dots4T(d, x0, x1, x2, x3 *float64, n int, out *[5]float64)
 
 //go:noescape
 func dtanhT(d, dy, y *float64, n int)

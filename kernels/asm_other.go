@@ -20,7 +20,9 @@ func tanh4Fast(dst, x *float64, blocks int) { panic("kernels: no vector tanh on 
 
 func denseFwdT(x, w, b, y *float64, n, in, ld int) { panic("kernels: no vector dense kernel") }
 
-func dotT(a, b *float64, n int) float64 { panic("kernels: no vector dense kernel") }
+func dots4T(d, x0, x1, x2, x3 *float64, n int, out *[5]float64) {
+	panic("kernels: no vector dense kernel")
+}
 
 func dtanhT(d, dy, y *float64, n int) { panic("kernels: no vector dense kernel") }
 

@@ -14,13 +14,13 @@ import (
 // rows as the corr kernels take. Here every activation of the lifting network
 // is stored feature-major instead, sizes[l]×rows, unit by unit: each layer
 // is a few contiguous vector sums over the rows (denseFwdT), its weight
-// gradients are dot products over the rows (dotT), the last layer's output
+// gradients are dot products over the rows (dots4T), the last layer's output
 // is already the branch-major gains the convolutions want, and the gradients
 // flow back in the same layout. One call runs the whole network.
 //
 // LiftForwardT and ConvForwardT give the bits of DenseTanhForward and
 // ConvForward (transposed); ConvBackwardT those of ConvBackward; only
-// LiftBackwardT sums in another order (dotT's lanes instead of row by row),
+// LiftBackwardT sums in another order (dots4T's lanes instead of row by row),
 // so its dw, db differ from DenseTanhBackward's by rounding.
 
 // liftArgs checks the arguments the two lift kernels share and returns the
@@ -75,7 +75,7 @@ func (c *CPU) LiftForwardT(rows int, sizes []int, theta, x []float64, acts [][]f
 // LiftBackwardT is the adjoint of LiftForwardT for the adjoint dn of its
 // output (sizes[L]×rows, feature-major): it adds dL/dθ_N (Flatten order) to
 // dtheta. acts must be LiftForwardT's output for the same θ_N and x. Every
-// worker sums its fixed row range (dotT's order within it) into private
+// worker sums its fixed row range (dots4T's order within it) into private
 // accumulators, added to dtheta in worker order.
 func (c *CPU) LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]float64, dn, dtheta []float64) {
 	const op = "LiftBackwardT"
@@ -94,10 +94,6 @@ func (c *CPU) LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]
 		n := r1 - r0
 		xT := transposeRows(buf(&ws.a, sizes[0]*n), x, sizes[0], r0, r1)
 		D, DX := buf(&ws.b, width*n), buf(&ws.c, width*n)
-		ones := buf(&ws.f, n)
-		for t := range ones {
-			ones[t] = 1
-		}
 		wT := buf(&ws.d, width*width)
 		dy, dyLd := dn[r0:], rows
 		off := nTheta
@@ -110,14 +106,29 @@ func (c *CPU) LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]
 			if l > 0 {
 				xl, ld = acts[l-1][r0:], rows
 			}
-			// dpre = dy ⊙ (1 − y²), then dW, db as dot products over the rows.
+			// dpre = dy ⊙ (1 − y²), then dW, db as dot products over the
+			// rows, four inputs and the bias per pass over dpre (d itself
+			// stands in for the missing inputs of a last group).
 			for o := range nout {
 				d := D[o*n : (o+1)*n]
 				dtanhRow(d, dy[o*dyLd:o*dyLd+n], acts[l][o*rows+r0:o*rows+r1])
-				for i := range nin {
-					dW[o*nin+i] += liftDot(d, xl[i*ld:i*ld+n])
+				for i0 := 0; i0 < max(nin, 1); i0 += 4 {
+					var xs [4][]float64
+					for k := range xs {
+						xs[k] = d
+						if i0+k < nin {
+							xs[k] = xl[(i0+k)*ld : (i0+k)*ld+n]
+						}
+					}
+					var sums [5]float64
+					liftDots(d, &xs, &sums)
+					for k := range min(4, nin-i0) {
+						dW[o*nin+i0+k] += sums[k]
+					}
+					if i0 == 0 {
+						dB[o] += sums[4]
+					}
 				}
-				dB[o] += liftDot(d, ones)
 			}
 			if l == 0 {
 				break
@@ -146,10 +157,11 @@ func (c *CPU) LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]
 // dst feature-major (F×(r1−r0)) and returns dst.
 func transposeRows(dst, x []float64, F, r0, r1 int) []float64 {
 	n := r1 - r0
-	for t := range n {
-		xr := x[(r0+t)*F : (r0+t+1)*F]
-		for i, v := range xr {
-			dst[i*n+t] = v
+	x = x[r0*F : r1*F]
+	for i := range F {
+		di := dst[i*n : (i+1)*n]
+		for t := range di {
+			di[t] = x[t*F+i]
 		}
 	}
 	return dst
@@ -189,38 +201,47 @@ func dtanhRow(d, dy, y []float64) {
 	}
 }
 
-// liftDot is Σ_t a[t]·b[t] in dotT's order: 16 lanes (t mod 16) summed by
-// FMA over the whole blocks of 16, reduced as liftDotGo, then the last
-// len(a) mod 16 terms by FMA in order.
-func liftDot(a, b []float64) float64 {
-	n := len(a)
-	b = b[:n]
-	n16 := n &^ 15
-	var s float64
-	if fastDense && n16 > 0 {
-		s = dotT(&a[0], &b[0], n16)
+// liftDots sets out[i] = Σ_t d[t]·x_i[t] for i < 4 and out[4] = Σ_t d[t],
+// in dots4T's order: 8 lanes (t mod 8) summed over the whole blocks of 8,
+// reduced as liftDotsGo, then the last len(d) mod 8 terms in order (by FMA;
+// adds for out[4]).
+func liftDots(d []float64, x *[4][]float64, out *[5]float64) {
+	n := len(d)
+	for i := range x {
+		x[i] = x[i][:n]
+	}
+	n8 := n &^ 7
+	if fastDense && n8 > 0 {
+		dots4T(&d[0], &x[0][0], &x[1][0], &x[2][0], &x[3][0], n8, out)
 	} else {
-		s = liftDotGo(a[:n16], b[:n16])
+		liftDotsGo(d[:n8], x, out)
 	}
-	for t := n16; t < n; t++ {
-		s = math.FMA(a[t], b[t], s)
+	for t := n8; t < n; t++ {
+		for i := range x {
+			out[i] = math.FMA(d[t], x[i][t], out[i])
+		}
+		out[4] += d[t]
 	}
-	return s
 }
 
-// liftDotGo is dotT in Go, bit for bit, for len(a) a multiple of 16.
-func liftDotGo(a, b []float64) float64 {
-	var acc [16]float64
-	for t := 0; t+16 <= len(a); t += 16 {
-		for l := range acc {
-			acc[l] = math.FMA(a[t+l], b[t+l], acc[l])
+// liftDotsGo is dots4T in Go, bit for bit, for len(d) a multiple of 8.
+func liftDotsGo(d []float64, x *[4][]float64, out *[5]float64) {
+	var acc [5][8]float64
+	for t := 0; t+8 <= len(d); t += 8 {
+		for l := range 8 {
+			for i := range x {
+				acc[i][l] = math.FMA(d[t+l], x[i][t+l], acc[i][l])
+			}
+			acc[4][l] += d[t+l]
 		}
 	}
-	var v [4]float64
-	for l := range v {
-		v[l] = (acc[l] + acc[l+4]) + (acc[l+8] + acc[l+12])
+	for i, a := range acc {
+		var v [4]float64
+		for l := range v {
+			v[l] = a[l] + a[l+4]
+		}
+		out[i] = (v[0] + v[2]) + (v[1] + v[3])
 	}
-	return (v[0] + v[2]) + (v[1] + v[3])
 }
 
 // ConvForwardT is ConvForward with the gains n and the convolutions z

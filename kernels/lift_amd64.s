@@ -4,8 +4,8 @@
 
 // The kernels of the feature-major lifting network (lift.go). Each has a Go
 // twin there that gives the same bits: denseFwdT keeps a separate multiply
-// and add per term, in the twin's order; dotT fixes its lanes and their
-// reduction tree, which liftDotGo writes out.
+// and add per term, in the twin's order; dots4T fixes its lanes and their
+// reduction tree, which liftDotsGo writes out.
 
 // func denseFwdT(x, w, b, y *float64, n, in, ld int)
 //
@@ -85,44 +85,83 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func dotT(a, b *float64, n int) float64
+// func dots4T(d, x0, x1, x2, x3 *float64, n int, out *[5]float64)
 //
-// Σ_{t<n} a[t]·b[t] for n a multiple of 16: lane t mod 16 accumulates by FMA
-// from 0, the 16 lanes are reduced as liftDotGo does.
-TEXT ·dotT(SB), NOSPLIT, $0-32
-	MOVQ a+0(FP), SI
-	MOVQ b+8(FP), DI
-	MOVQ n+16(FP), CX
+// out[i] = Σ_{t<n} d[t]·x_i[t] for i < 4 and out[4] = Σ_{t<n} d[t], n a
+// multiple of 8: each sum in 8 lanes (t mod 8, two registers) by FMA (adds
+// for out[4]) from 0, reduced as liftDotsGo does. d is loaded once for the
+// five sums.
+TEXT ·dots4T(SB), NOSPLIT, $0-56
+	MOVQ d+0(FP), SI
+	MOVQ x0+8(FP), R8
+	MOVQ x1+16(FP), R9
+	MOVQ x2+24(FP), R10
+	MOVQ x3+32(FP), R11
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DI
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
-	SHRQ $4, CX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	XORQ AX, AX
+	SHRQ $3, CX
 	JEQ  dred
 
 dloop:
-	VMOVUPD (SI), Y4
-	VMOVUPD 32(SI), Y5
-	VMOVUPD 64(SI), Y6
-	VMOVUPD 96(SI), Y7
-	VFMADD231PD (DI), Y4, Y0
-	VFMADD231PD 32(DI), Y5, Y1
-	VFMADD231PD 64(DI), Y6, Y2
-	VFMADD231PD 96(DI), Y7, Y3
-	ADDQ $128, SI
-	ADDQ $128, DI
+	VMOVUPD (SI)(AX*1), Y10
+	VMOVUPD 32(SI)(AX*1), Y11
+	VFMADD231PD (R8)(AX*1), Y10, Y0
+	VFMADD231PD 32(R8)(AX*1), Y11, Y1
+	VFMADD231PD (R9)(AX*1), Y10, Y2
+	VFMADD231PD 32(R9)(AX*1), Y11, Y3
+	VFMADD231PD (R10)(AX*1), Y10, Y4
+	VFMADD231PD 32(R10)(AX*1), Y11, Y5
+	VFMADD231PD (R11)(AX*1), Y10, Y6
+	VFMADD231PD 32(R11)(AX*1), Y11, Y7
+	VADDPD Y10, Y8, Y8
+	VADDPD Y11, Y9, Y9
+	ADDQ $64, AX
 	DECQ CX
 	JNZ  dloop
 
 dred:
+	// Lane l + lane l+4, then (0 + 2) + (1 + 3).
 	VADDPD Y1, Y0, Y0
 	VADDPD Y3, Y2, Y2
-	VADDPD Y2, Y0, Y0
+	VADDPD Y5, Y4, Y4
+	VADDPD Y7, Y6, Y6
+	VADDPD Y9, Y8, Y8
 	VEXTRACTF128 $1, Y0, X1
 	VADDPD X1, X0, X0
 	VUNPCKHPD X0, X0, X1
 	VADDSD X1, X0, X0
-	VMOVSD X0, ret+24(FP)
+	VMOVSD X0, (DI)
+	VEXTRACTF128 $1, Y2, X3
+	VADDPD X3, X2, X2
+	VUNPCKHPD X2, X2, X3
+	VADDSD X3, X2, X2
+	VMOVSD X2, 8(DI)
+	VEXTRACTF128 $1, Y4, X5
+	VADDPD X5, X4, X4
+	VUNPCKHPD X4, X4, X5
+	VADDSD X5, X4, X4
+	VMOVSD X4, 16(DI)
+	VEXTRACTF128 $1, Y6, X7
+	VADDPD X7, X6, X6
+	VUNPCKHPD X6, X6, X7
+	VADDSD X7, X6, X6
+	VMOVSD X6, 24(DI)
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD X9, X8, X8
+	VUNPCKHPD X8, X8, X9
+	VADDSD X9, X8, X8
+	VMOVSD X8, 32(DI)
 	VZEROUPPER
 	RET
 

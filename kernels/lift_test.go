@@ -165,23 +165,34 @@ func TestLiftBackwardT(t *testing.T) {
 	}
 }
 
-// TestLiftDot checks dotT against liftDotGo bit for bit, and both against a
-// plain sum, for lengths around the blocks of 16.
-func TestLiftDot(t *testing.T) {
+// TestLiftDots checks dots4T against liftDotsGo bit for bit, and both
+// against plain sums, for lengths around the blocks of 8.
+func TestLiftDots(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 250, 2000} {
-		a, b := randVec(rng, n, 1), randVec(rng, n, 1)
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 31, 250, 2000} {
+		d := randVec(rng, n, 1)
+		var x [4][]float64
+		for i := range x {
+			x[i] = randVec(rng, n, 1)
+		}
+		var fast, slow [5]float64
 		restore := setFastDense(true)
-		fast := liftDot(a, b)
+		liftDots(d, &x, &fast)
 		restore()
 		restore = setFastDense(false)
-		slow := liftDot(a, b)
+		liftDots(d, &x, &slow)
 		restore()
-		if math.Float64bits(fast) != math.Float64bits(slow) {
-			t.Errorf("n = %d: dotT gives %v, liftDotGo %v", n, fast, slow)
+		if fast != slow {
+			t.Errorf("n = %d: dots4T gives %v, liftDotsGo %v", n, fast, slow)
 		}
-		if w := dot(a, b); math.Abs(slow-w) > 1e-14*float64(n+1) {
-			t.Errorf("n = %d: liftDot = %v, plain sum %v", n, slow, w)
+		ones := make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		for i, w := range []float64{dot(d, x[0]), dot(d, x[1]), dot(d, x[2]), dot(d, x[3]), dot(d, ones)} {
+			if math.Abs(slow[i]-w) > 1e-14*float64(n+1) {
+				t.Errorf("n = %d: sum %d = %v, plain sum %v", n, i, slow[i], w)
+			}
 		}
 	}
 }
