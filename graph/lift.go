@@ -83,9 +83,11 @@ func (o *liftOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{o.sizes[len(o.sizes)-1], o.rows}, nil
 }
 
-// params reads x and gathers θ_N from the inputs into o.theta.
+// params reads x and gathers θ_N from the inputs into o.theta. It runs
+// twice per step, so its names are constants: an error message is built
+// only when there is an error.
 func (o *liftOp) params(in []G.Value) (x []float64, err error) {
-	if x, err = floats(in[0], o.name+" x"); err != nil {
+	if x, err = floats(in[0], "Lift x"); err != nil {
 		return nil, err
 	}
 	if err := checkLen(o.name, "x", x, o.rows*o.sizes[0]); err != nil {
@@ -93,13 +95,13 @@ func (o *liftOp) params(in []G.Value) (x []float64, err error) {
 	}
 	off := 0
 	for l := range o.layers() {
-		for k, n := range []int{o.sizes[l+1] * o.sizes[l], o.sizes[l+1]} {
-			v, err := floats(in[1+2*l+k], o.name+" θ")
+		for k, n := range [2]int{o.sizes[l+1] * o.sizes[l], o.sizes[l+1]} {
+			v, err := floats(in[1+2*l+k], "Lift θ")
 			if err != nil {
 				return nil, err
 			}
-			if err := checkLen(o.name, fmt.Sprintf("layer %d θ", l), v, n); err != nil {
-				return nil, err
+			if len(v) != n {
+				return nil, fmt.Errorf("%w: %s: layer %d input %d has %d values, want %d", ErrShape, o.name, l, k, len(v), n)
 			}
 			off += copy(o.theta[off:off+n], v)
 		}
@@ -189,7 +191,7 @@ func (o *liftGradOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dn, err := floats(in[len(in)-1], o.name+" dn")
+	dn, err := floats(in[len(in)-1], "LiftGrad dn")
 	if err != nil {
 		return nil, err
 	}
