@@ -253,3 +253,51 @@ func fastCases() []struct {
 	}
 	return cs
 }
+
+// BenchmarkLiftT is the lifting network of one mini-batch step (2000 rows,
+// 2→4→4→10), forward and backward: feature-major (LiftForwardT,
+// LiftBackwardT) against the row-major layers (DenseTanhForward,
+// DenseTanhBackward) with the gains transposed for the convolutions.
+func BenchmarkLiftT(b *testing.B) {
+	lc := liftCases[0]
+	theta, x, acts := lc.inputs(5)
+	mN := lc.sizes[len(lc.sizes)-1]
+	dn := randVec(rand.New(rand.NewPCG(6, 6)), mN*lc.rows, 1)
+	dtheta := make([]float64, len(theta))
+	c := &CPU{Workers: 1}
+	b.Run("feature-major", func(b *testing.B) {
+		for b.Loop() {
+			c.LiftForwardT(lc.rows, lc.sizes, theta, x, acts)
+			c.LiftBackwardT(lc.rows, lc.sizes, theta, x, acts, dn, dtheta)
+		}
+	})
+	L := len(lc.sizes) - 1
+	ys, dys := make([][]float64, L), make([][]float64, L)
+	for l := range L {
+		ys[l] = make([]float64, lc.rows*lc.sizes[l+1])
+		dys[l] = make([]float64, lc.rows*lc.sizes[l+1])
+	}
+	b.Run("row-major", func(b *testing.B) {
+		for b.Loop() {
+			in, off := x, 0
+			var offs []int
+			for l := range L {
+				nin, nout := lc.sizes[l], lc.sizes[l+1]
+				c.DenseTanhForward(lc.rows, nin, nout, in, theta[off:off+nout*nin], theta[off+nout*nin:off+nout*nin+nout], ys[l])
+				offs = append(offs, off)
+				off += nout*nin + nout
+				in = ys[l]
+			}
+			for l := L - 1; l >= 0; l-- {
+				nin, nout := lc.sizes[l], lc.sizes[l+1]
+				o := offs[l]
+				xl := x
+				var dx []float64
+				if l > 0 {
+					xl, dx = ys[l-1], dys[l-1]
+				}
+				c.DenseTanhBackward(lc.rows, nin, nout, xl, theta[o:o+nout*nin], ys[l], dys[l], dx, dtheta[o:o+nout*nin], dtheta[o+nout*nin:o+nout*nin+nout])
+			}
+		}
+	})
+}
