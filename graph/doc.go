@@ -19,7 +19,7 @@
 // kernels of kernels.CPU; see lift.go):
 //
 //	DenseTanh(x, W, b)       → tanh(x Wᵀ + b)            DenseTanhForward
-//	Lift(x, W_0, b_0, …)     → the gains, m_N×rows       LiftForwardT (all layers)
+//	Lift(x, θ_N)             → the gains, m_N×rows       LiftForwardT (all layers)
 //	BranchConv(n, u, g)      → ŷ (z kept for backward)  ConvForward
 //	LinearFIR([ŷ,] u, lin)   → ŷ + lin∗u                  LinearForward
 //	MSE(ŷ, y)                → mean (ŷ − y)²              (one loop)

@@ -13,9 +13,10 @@ import (
 // featureMajor is what a Backend offers beyond kernels.Backend for the
 // feature-major open-loop step (kernels.CPU does): the whole lifting network
 // in one call per direction, and the convolution bank on branch-major gains.
-// With it OpenLoop builds one Lift op instead of a DenseTanh op per layer,
-// and the gains flow between the ops as m_N×rows (see kernels/lift.go for why
-// that is cheaper). Other backends keep the row-major ops.
+// With it OpenLoop builds one Lift op on one θ_N node instead of a DenseTanh
+// op per layer on W_l, b_l nodes, and the gains flow between the ops as
+// m_N×rows (see kernels/lift.go for why that is cheaper). Other backends keep
+// the row-major ops.
 type featureMajor interface {
 	LiftForwardT(rows int, sizes []int, theta, x []float64, acts [][]float64)
 	LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]float64, dn, dtheta []float64)
@@ -24,16 +25,17 @@ type featureMajor interface {
 }
 
 // liftOp is the whole lifting network, tanh on every layer:
-// (X rows×F, W_0, b_0, …, W_{L−1}, b_{L−1}) → the gains, m_N×rows
-// (feature-major). It keeps every layer's output for the backward op; the
-// last one is its own output buffer.
+// (X rows×F, θ_N in Flatten order) → the gains, m_N×rows (feature-major).
+// θ_N is one input, so its gradient is one node (no pick per layer). The op
+// keeps every layer's output for the backward op; the last one is its own
+// output buffer.
 type liftOp struct {
 	opBase
 	be     featureMajor
 	rows   int
 	sizes  []int
 	nTheta int
-	theta  []float64   // the inputs' W, b gathered in Flatten order
+	theta  []float64   // the θ_N input, copied
 	acts   [][]float64 // layer outputs, sizes[l+1]×rows
 	yT     *tensor.Dense
 }
@@ -52,40 +54,26 @@ func newLift(be featureMajor, rows int, sizes []int) *liftOp {
 	return o
 }
 
-func (o *liftOp) layers() int { return len(o.sizes) - 1 }
+func (o *liftOp) Arity() int { return 2 }
 
-func (o *liftOp) Arity() int { return 1 + 2*o.layers() }
-
-// Type is Matrix a → (Matrix a → Vector a)^L → Matrix a.
-func (o *liftOp) Type() hm.Type {
-	ts := []hm.Type{matA}
-	for range o.layers() {
-		ts = append(ts, matA, vecA)
-	}
-	return hm.NewFnType(append(ts, matA)...)
-}
+// Type is Matrix a → Vector a → Matrix a.
+func (o *liftOp) Type() hm.Type { return hm.NewFnType(matA, vecA, matA) }
 
 func (o *liftOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != o.Arity() {
+	if len(in) != 2 {
 		return nil, fmt.Errorf("%w: %s: %d inputs", ErrShape, o.name, len(in))
 	}
 	if err := checkShape(o.name, in[0], o.rows, o.sizes[0]); err != nil {
 		return nil, err
 	}
-	for l := range o.layers() {
-		if err := checkShape(o.name, in[1+2*l], o.sizes[l+1], o.sizes[l]); err != nil {
-			return nil, err
-		}
-		if err := checkShape(o.name, in[2+2*l], o.sizes[l+1]); err != nil {
-			return nil, err
-		}
+	if err := checkShape(o.name, in[1], o.nTheta); err != nil {
+		return nil, err
 	}
 	return tensor.Shape{o.sizes[len(o.sizes)-1], o.rows}, nil
 }
 
-// params reads x and gathers θ_N from the inputs into o.theta. It runs
-// twice per step, so its names are constants: an error message is built
-// only when there is an error.
+// params reads x and copies θ_N into o.theta. It runs twice per step, so
+// its names are constants: an error message is built only on an error.
 func (o *liftOp) params(in []G.Value) (x []float64, err error) {
 	if x, err = floats(in[0], "Lift x"); err != nil {
 		return nil, err
@@ -93,19 +81,14 @@ func (o *liftOp) params(in []G.Value) (x []float64, err error) {
 	if err := checkLen(o.name, "x", x, o.rows*o.sizes[0]); err != nil {
 		return nil, err
 	}
-	off := 0
-	for l := range o.layers() {
-		for k, n := range [2]int{o.sizes[l+1] * o.sizes[l], o.sizes[l+1]} {
-			v, err := floats(in[1+2*l+k], "Lift θ")
-			if err != nil {
-				return nil, err
-			}
-			if len(v) != n {
-				return nil, fmt.Errorf("%w: %s: layer %d input %d has %d values, want %d", ErrShape, o.name, l, k, len(v), n)
-			}
-			off += copy(o.theta[off:off+n], v)
-		}
+	theta, err := floats(in[1], "Lift θ")
+	if err != nil {
+		return nil, err
 	}
+	if err := checkLen(o.name, "θ", theta, o.nTheta); err != nil {
+		return nil, err
+	}
+	copy(o.theta, theta)
 	return x, nil
 }
 
@@ -120,42 +103,22 @@ func (o *liftOp) Do(in ...G.Value) (G.Value, error) {
 	return o.yT, nil
 }
 
-// DiffWRT: every weight and bias, never the data.
-func (o *liftOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := 1; i < n; i++ {
-		d[i] = true
-	}
-	return d
-}
+// DiffWRT: θ_N, never the data.
+func (o *liftOp) DiffWRT(int) []bool { return []bool{false, true} }
 
-// SymDiff returns every layer's dW and db as views into the one packed dθ of
-// a single liftGradOp.
+// SymDiff returns dθ_N from one liftGradOp.
 func (o *liftOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	gop := &liftGradOp{opBase: newBase(o.name + "Grad"), fwd: o, dtheta: make([]float64, o.nTheta)}
 	gop.dthetaT = newDense(gop.dtheta, o.nTheta)
-	packed, err := G.ApplyOp(gop, append(append(G.Nodes{}, in...), out, grad)...)
+	d, err := G.ApplyOp(gop, in[0], in[1], out, grad)
 	if err != nil {
 		return nil, fmt.Errorf("graph: %s: %w", o.name, err)
 	}
-	ret := make(G.Nodes, len(in))
-	off := 0
-	for l := range o.layers() {
-		nin, nout := o.sizes[l], o.sizes[l+1]
-		if ret[1+2*l], err = pick(packed, fmt.Sprintf("%s.dW%d", o.name, l), off, nout, nin); err != nil {
-			return nil, err
-		}
-		off += nout * nin
-		if ret[2+2*l], err = pick(packed, fmt.Sprintf("%s.db%d", o.name, l), off, nout); err != nil {
-			return nil, err
-		}
-		off += nout
-	}
-	return ret, nil
+	return G.Nodes{nil, d}, nil
 }
 
-// liftGradOp is the backward of liftOp: (X, W_0, b_0, …, n, dn) → dθ_N
-// (Flatten order). n is an input only to order it after the forward op,
+// liftGradOp is the backward of liftOp: (X, θ_N, n, dn) → dθ_N (Flatten
+// order). n is an input only to order it after the forward op,
 // whose activations it reads.
 type liftGradOp struct {
 	opBase
@@ -164,15 +127,10 @@ type liftGradOp struct {
 	dthetaT *tensor.Dense
 }
 
-func (o *liftGradOp) Arity() int { return o.fwd.Arity() + 2 }
+func (o *liftGradOp) Arity() int { return 4 }
 
-func (o *liftGradOp) Type() hm.Type {
-	ts := []hm.Type{matA}
-	for range o.fwd.layers() {
-		ts = append(ts, matA, vecA)
-	}
-	return hm.NewFnType(append(ts, matA, matA, vecA)...)
-}
+// Type is Matrix a → Vector a → Matrix a → Matrix a → Vector a.
+func (o *liftGradOp) Type() hm.Type { return hm.NewFnType(matA, vecA, matA, matA, vecA) }
 
 func (o *liftGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	f := o.fwd
@@ -187,7 +145,7 @@ func (o *liftGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func (o *liftGradOp) Do(in ...G.Value) (G.Value, error) {
 	f := o.fwd
-	x, err := f.params(in[:f.Arity()])
+	x, err := f.params(in[:2])
 	if err != nil {
 		return nil, err
 	}

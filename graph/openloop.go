@@ -41,7 +41,8 @@ type openGraph struct {
 	g       *G.ExprGraph
 	st      *seqState
 	x, u, y *G.Node
-	w, b    []*G.Node
+	w, b    []*G.Node // the layers' parameters, or
+	thetaN  *G.Node   // θ_N as one node (with lift)
 	gN, lin *G.Node
 
 	theta      []float64 // backing of the w and b values, in Flatten order
@@ -96,9 +97,17 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 		og.x = G.NewMatrix(g, G.Float64, G.WithShape(rows, F), G.WithName("X"), G.WithValue(newDense(make([]float64, rows*F), rows, F)))
 		h = og.x
 		fm, _ := o.be.(featureMajor)
-		lift := G.Nodes{og.x}
+		if fm != nil {
+			// One θ_N node: the Lift op's gradient is then dθ_N whole,
+			// without a pick per layer.
+			og.thetaN = G.NewVector(g, G.Float64, G.WithShape(o.nTheta), G.WithName("θN"), G.WithValue(newDense(og.theta, o.nTheta)))
+			og.lift = newLift(fm, rows, o.sizes)
+			if h, err = G.ApplyOp(og.lift, og.x, og.thetaN); err != nil {
+				return nil, fmt.Errorf("graph: lifting network: %w", err)
+			}
+		}
 		off := 0
-		for l := 0; l+1 < len(o.sizes); l++ {
+		for l := 0; fm == nil && l+1 < len(o.sizes); l++ {
 			in, out := o.sizes[l], o.sizes[l+1]
 			wv := og.theta[off : off+out*in : off+out*in]
 			off += out * in
@@ -107,21 +116,11 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 			w := G.NewMatrix(g, G.Float64, G.WithShape(out, in), G.WithName(fmt.Sprintf("W%d", l)), G.WithValue(newDense(wv, out, in)))
 			b := G.NewVector(g, G.Float64, G.WithShape(out), G.WithName(fmt.Sprintf("b%d", l)), G.WithValue(newDense(bv, out)))
 			og.w, og.b = append(og.w, w), append(og.b, b)
-			if fm != nil {
-				lift = append(lift, w, b)
-				continue
-			}
 			op := newDenseTanh(o.be, l, rows, in, out, l > 0)
 			if h, err = G.ApplyOp(op, h, w, b); err != nil {
 				return nil, fmt.Errorf("graph: layer %d: %w", l, err)
 			}
 			og.gains = op
-		}
-		if fm != nil {
-			og.lift = newLift(fm, rows, o.sizes)
-			if h, err = G.ApplyOp(og.lift, lift...); err != nil {
-				return nil, fmt.Errorf("graph: lifting network: %w", err)
-			}
 		}
 		og.gBuf = make([]float64, mN*mG)
 		og.gN = G.NewMatrix(g, G.Float64, G.WithShape(mN, mG), G.WithName("G"), G.WithValue(newDense(og.gBuf, mN, mG)))
@@ -157,10 +156,8 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
-	wrt := make(G.Nodes, 0, 2*len(og.w)+2)
-	for l := range og.w {
-		wrt = append(wrt, og.w[l], og.b[l])
-	}
+	wrt := og.params()
+	nParams := len(wrt)
 	if o.tapsGrad {
 		for _, n := range []*G.Node{og.gN, og.lin} {
 			if n != nil {
@@ -175,7 +172,7 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 	}
 	if mN > 0 {
 		// The gains-only machine: the MLP part of the same graph.
-		in := append(G.Nodes{og.x}, wrt[:2*len(og.w)]...)
+		in := append(G.Nodes{og.x}, wrt[:nParams]...)
 		prog, locMap, err := G.CompileFunction(g, in, G.Nodes{h})
 		if err != nil {
 			return nil, fmt.Errorf("graph: compile gains: %w", err)
@@ -291,6 +288,9 @@ func (o *OpenLoop) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float64) (
 	// Gather the gradients: θ_N's layers in Flatten order, then (tapsGrad)
 	// g and lin.
 	var dsts [][]float64
+	if og.thetaN != nil {
+		dsts = append(dsts, grad)
+	}
 	for l := range og.w {
 		n := o.sizes[l+1] * o.sizes[l]
 		dsts = append(dsts, grad[:n], grad[n:n+o.sizes[l+1]])
@@ -412,4 +412,17 @@ func (c *graphCache[T]) get(rows int, build func(int) (T, error)) (T, error) {
 	c.m[rows] = v
 	c.order = append(c.order, rows)
 	return v, nil
+}
+
+// params returns the θ_N nodes in Flatten order: W_0, b_0, W_1, … or the
+// one θ_N node of the Lift op.
+func (og *openGraph) params() G.Nodes {
+	if og.thetaN != nil {
+		return G.Nodes{og.thetaN}
+	}
+	p := make(G.Nodes, 0, 2*len(og.w)+2)
+	for l := range og.w {
+		p = append(p, og.w[l], og.b[l])
+	}
+	return p
 }
