@@ -132,43 +132,31 @@ func benchKernels(b *testing.B, batches, T int) {
 	rows, mN, mG := bt.Rows(), m.Branches, m.Taps
 	sizes := m.Lift.Sizes
 	L := len(sizes) - 1
-	acts := make([][]float64, L+1)
-	dacts := make([][]float64, L+1)
-	acts[0] = bt.X
-	for l := 1; l <= L; l++ {
-		acts[l] = make([]float64, rows*sizes[l])
-		dacts[l] = make([]float64, rows*sizes[l])
+	// The kernels the graph runs on a CPU backend: the feature-major lifting
+	// network and branch-major convolutions (graph/lift.go).
+	theta := m.Lift.Flatten()
+	dtheta := make([]float64, len(theta))
+	acts := make([][]float64, L)
+	for l := range L {
+		acts[l] = make([]float64, rows*sizes[l+1])
 	}
+	n := acts[L-1]
 	z := make([]float64, rows*mN)
+	dn := make([]float64, rows*mN)
 	yh := make([]float64, rows)
 	dy := make([]float64, rows)
-	dW := make([][]float64, L)
-	dB := make([][]float64, L)
-	for l := range L {
-		dW[l] = make([]float64, len(m.Lift.W[l]))
-		dB[l] = make([]float64, len(m.Lift.B[l]))
-	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	c0 := cpuTime()
 	defer reportCPU(b, c0)
 	for range b.N {
-		for l := range L {
-			be.DenseTanhForward(rows, sizes[l], sizes[l+1], acts[l], m.Lift.W[l], m.Lift.B[l], acts[l+1])
-		}
-		be.ConvForward(bt.Seqs, mN, mG, bt.U, acts[L], m.G, z, yh)
+		be.LiftForwardT(rows, sizes, theta, bt.X, acts)
+		be.ConvForwardT(bt.Seqs, mN, mG, bt.U, n, m.G, z, yh)
 		for i := range yh {
 			dy[i] = 2 * (yh[i] - bt.Y[i]) / float64(rows)
 		}
-		be.ConvBackward(bt.Seqs, mN, mG, bt.U, acts[L], m.G, z, dy, dacts[L], nil)
-		for l := L - 1; l >= 0; l-- {
-			clear(dW[l])
-			clear(dB[l])
-			var dx []float64
-			if l > 0 {
-				dx = dacts[l]
-			}
-			be.DenseTanhBackward(rows, sizes[l], sizes[l+1], acts[l], m.Lift.W[l], acts[l+1], dacts[l+1], dx, dW[l], dB[l])
-		}
+		be.ConvBackwardT(bt.Seqs, mN, mG, bt.U, n, m.G, z, dy, dn, nil)
+		clear(dtheta)
+		be.LiftBackwardT(rows, sizes, theta, bt.X, acts, dn, dtheta)
 	}
 }

@@ -32,6 +32,18 @@ type branchConvOp struct {
 	needDG       bool // false in the θ_N step, where g is a constant
 	z, y         []float64
 	yT           *tensor.Dense
+
+	// fm, when set, runs the branch-major kernels: n, z and dn are then
+	// mN×rows (the output of a liftOp).
+	fm featureMajor
+}
+
+// nShape is the shape of the gains input (and of dn).
+func (o *branchConvOp) nShape() []int {
+	if o.fm != nil {
+		return []int{o.mN, o.rows}
+	}
+	return []int{o.rows, o.mN}
 }
 
 func newBranchConv(be kernels.Backend, st *seqState, rows, mN, mG int, needDG bool) *branchConvOp {
@@ -52,7 +64,7 @@ func (o *branchConvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if len(in) != 3 {
 		return nil, fmt.Errorf("%w: %s: %d inputs", ErrShape, o.name, len(in))
 	}
-	if err := checkShape(o.name, in[0], o.rows, o.mN); err != nil {
+	if err := checkShape(o.name, in[0], o.nShape()...); err != nil {
 		return nil, err
 	}
 	if err := checkShape(o.name, in[1], o.rows); err != nil {
@@ -89,7 +101,11 @@ func (o *branchConvOp) Do(in ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := call(o.name, func() { o.be.ConvForward(o.st.s, o.mN, o.mG, u, n, g, o.z, o.y) }); err != nil {
+	fwd := o.be.ConvForward
+	if o.fm != nil {
+		fwd = o.fm.ConvForwardT
+	}
+	if err := call(o.name, func() { fwd(o.st.s, o.mN, o.mG, u, n, g, o.z, o.y) }); err != nil {
 		return nil, err
 	}
 	return o.yT, nil
@@ -107,7 +123,7 @@ func (o *branchConvOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 		return nil, fmt.Errorf("graph: %s: %w", o.name, err)
 	}
 	ret := make(G.Nodes, 3)
-	if ret[0], err = pick(packed, o.name+".dn", 0, o.rows, o.mN); err != nil {
+	if ret[0], err = pick(packed, o.name+".dn", 0, o.nShape()...); err != nil {
 		return nil, err
 	}
 	if o.needDG {
@@ -170,7 +186,11 @@ func (o *branchConvGradOp) Do(in ...G.Value) (G.Value, error) {
 		dg = o.packed[f.rows*f.mN:]
 		clear(dg) // the kernel accumulates into dg
 	}
-	if err := call(o.name, func() { f.be.ConvBackward(f.st.s, f.mN, f.mG, u, n, g, f.z, dy, dn, dg) }); err != nil {
+	bwd := f.be.ConvBackward
+	if f.fm != nil {
+		bwd = f.fm.ConvBackwardT
+	}
+	if err := call(o.name, func() { bwd(f.st.s, f.mN, f.mG, u, n, g, f.z, dy, dn, dg) }); err != nil {
 		return nil, err
 	}
 	return o.packedT, nil

@@ -14,9 +14,12 @@
 // the signals); issue 4 records both as 10–100× slower than the direct
 // O(T·m_N·m_G) loops and needing gigabytes at m_G = 500. So every stage
 // is one custom gorgonia.Op (with gorgonia.SDOp for its derivative) whose Do
-// is one call of a kernels.Backend method on host slices:
+// is one call of a kernels.Backend method on host slices (Lift and the
+// branch-major BranchConv where the Backend also has the feature-major
+// kernels of kernels.CPU; see lift.go):
 //
 //	DenseTanh(x, W, b)       → tanh(x Wᵀ + b)            DenseTanhForward
+//	Lift(x, θ_N)             → the gains, m_N×rows       LiftForwardT (all layers)
 //	BranchConv(n, u, g)      → ŷ (z kept for backward)  ConvForward
 //	LinearFIR([ŷ,] u, lin)   → ŷ + lin∗u                  LinearForward
 //	MSE(ŷ, y)                → mean (ŷ − y)²              (one loop)

@@ -15,7 +15,8 @@ import (
 const maxCached = 8
 
 // OpenLoop is the open-loop training graph of a model structure: features →
-// lifting MLP (DenseTanh ops) → branch-convolution bank (BranchConv op)
+// lifting MLP (DenseTanh ops, or one Lift op on a featureMajor backend) →
+// branch-convolution bank (BranchConv op)
 // [+ linear FIR] → MSE, and its gradient w.r.t. θ_N built by gorgonia's
 // symbolic differentiation. One graph and its TapeMachines are compiled per
 // batch size (rows) and reused; the parameters, the taps and the batch are
@@ -40,13 +41,15 @@ type openGraph struct {
 	g       *G.ExprGraph
 	st      *seqState
 	x, u, y *G.Node
-	w, b    []*G.Node
+	w, b    []*G.Node // the layers' parameters, or
+	thetaN  *G.Node   // θ_N as one node (with lift)
 	gN, lin *G.Node
 
 	theta      []float64 // backing of the w and b values, in Flatten order
 	gBuf, lBuf []float64 // backing of the g and lin values
 
 	gains  *denseTanhOp // last layer: its output buffer holds the gains
+	lift   *liftOp      // or, with a featureMajor backend, the whole MLP (gains mN×rows)
 	yh     []float64    // output buffer of the op computing ŷ
 	loss   *mseOp
 	grads  G.Nodes // dw0, db0, dw1, db1, … (Flatten order)
@@ -93,8 +96,18 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 		F := o.sizes[0]
 		og.x = G.NewMatrix(g, G.Float64, G.WithShape(rows, F), G.WithName("X"), G.WithValue(newDense(make([]float64, rows*F), rows, F)))
 		h = og.x
+		fm, _ := o.be.(featureMajor)
+		if fm != nil {
+			// One θ_N node: the Lift op's gradient is then dθ_N whole,
+			// without a pick per layer.
+			og.thetaN = G.NewVector(g, G.Float64, G.WithShape(o.nTheta), G.WithName("θN"), G.WithValue(newDense(og.theta, o.nTheta)))
+			og.lift = newLift(fm, rows, o.sizes)
+			if h, err = G.ApplyOp(og.lift, og.x, og.thetaN); err != nil {
+				return nil, fmt.Errorf("graph: lifting network: %w", err)
+			}
+		}
 		off := 0
-		for l := 0; l+1 < len(o.sizes); l++ {
+		for l := 0; fm == nil && l+1 < len(o.sizes); l++ {
 			in, out := o.sizes[l], o.sizes[l+1]
 			wv := og.theta[off : off+out*in : off+out*in]
 			off += out * in
@@ -112,6 +125,7 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 		og.gBuf = make([]float64, mN*mG)
 		og.gN = G.NewMatrix(g, G.Float64, G.WithShape(mN, mG), G.WithName("G"), G.WithValue(newDense(og.gBuf, mN, mG)))
 		conv := newBranchConv(o.be, og.st, rows, mN, mG, o.tapsGrad)
+		conv.fm = fm
 		if yh, err = G.ApplyOp(conv, h, og.u, og.gN); err != nil {
 			return nil, fmt.Errorf("graph: branch convolution: %w", err)
 		}
@@ -142,10 +156,8 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: loss: %w", err)
 	}
-	wrt := make(G.Nodes, 0, 2*len(og.w)+2)
-	for l := range og.w {
-		wrt = append(wrt, og.w[l], og.b[l])
-	}
+	wrt := og.params()
+	nParams := len(wrt)
 	if o.tapsGrad {
 		for _, n := range []*G.Node{og.gN, og.lin} {
 			if n != nil {
@@ -160,7 +172,7 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 	}
 	if mN > 0 {
 		// The gains-only machine: the MLP part of the same graph.
-		in := append(G.Nodes{og.x}, wrt[:2*len(og.w)]...)
+		in := append(G.Nodes{og.x}, wrt[:nParams]...)
 		prog, locMap, err := G.CompileFunction(g, in, G.Nodes{h})
 		if err != nil {
 			return nil, fmt.Errorf("graph: compile gains: %w", err)
@@ -276,6 +288,9 @@ func (o *OpenLoop) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float64) (
 	// Gather the gradients: θ_N's layers in Flatten order, then (tapsGrad)
 	// g and lin.
 	var dsts [][]float64
+	if og.thetaN != nil {
+		dsts = append(dsts, grad)
+	}
 	for l := range og.w {
 		n := o.sizes[l+1] * o.sizes[l]
 		dsts = append(dsts, grad[:n], grad[n:n+o.sizes[l+1]])
@@ -359,7 +374,17 @@ func (o *OpenLoop) Gains(b *Batch, theta []float64, n []float64) error {
 	if err := run(og.gainsM); err != nil {
 		return err
 	}
-	copy(n, og.gains.y)
+	if og.lift == nil {
+		copy(n, og.gains.y)
+		return nil
+	}
+	mN := o.st.Branches
+	gT := og.lift.acts[len(og.lift.acts)-1]
+	for j := range mN {
+		for r, v := range gT[j*rows : (j+1)*rows] {
+			n[r*mN+j] = v
+		}
+	}
 	return nil
 }
 
@@ -387,4 +412,17 @@ func (c *graphCache[T]) get(rows int, build func(int) (T, error)) (T, error) {
 	c.m[rows] = v
 	c.order = append(c.order, rows)
 	return v, nil
+}
+
+// params returns the θ_N nodes in Flatten order: W_0, b_0, W_1, … or the
+// one θ_N node of the Lift op.
+func (og *openGraph) params() G.Nodes {
+	if og.thetaN != nil {
+		return G.Nodes{og.thetaN}
+	}
+	p := make(G.Nodes, 0, 2*len(og.w)+2)
+	for l := range og.w {
+		p = append(p, og.w[l], og.b[l])
+	}
+	return p
 }

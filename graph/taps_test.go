@@ -98,6 +98,30 @@ func TestTapsGrad(t *testing.T) {
 type countingBackend struct {
 	*kernels.CPU
 	convFwd, convBwd, convBwdDG, denseFwd, denseBwd, denseBwdDX int
+	liftFwd, liftBwd                                            int
+}
+
+func (c *countingBackend) ConvForwardT(s kernels.Seqs, mN, mG int, u, n, g, z, y []float64) {
+	c.convFwd++
+	c.CPU.ConvForwardT(s, mN, mG, u, n, g, z, y)
+}
+
+func (c *countingBackend) ConvBackwardT(s kernels.Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64) {
+	c.convBwd++
+	if dg != nil {
+		c.convBwdDG++
+	}
+	c.CPU.ConvBackwardT(s, mN, mG, u, n, g, z, dy, dn, dg)
+}
+
+func (c *countingBackend) LiftForwardT(rows int, sizes []int, theta, x []float64, acts [][]float64) {
+	c.liftFwd++
+	c.CPU.LiftForwardT(rows, sizes, theta, x, acts)
+}
+
+func (c *countingBackend) LiftBackwardT(rows int, sizes []int, theta, x []float64, acts [][]float64, dn, dtheta []float64) {
+	c.liftBwd++
+	c.CPU.LiftBackwardT(rows, sizes, theta, x, acts, dn, dtheta)
 }
 
 func (c *countingBackend) ConvForward(s kernels.Seqs, mN, mG int, u, n, g, z, y []float64) {
@@ -129,7 +153,8 @@ func (c *countingBackend) DenseTanhBackward(rows, in, out int, x, w, y, dy, dx, 
 // TestOneBackwardPerStep checks that a θ_N step calls every backward kernel
 // once (the multi-output gradient ops are not run once per output), never
 // asks for dg (the taps are constants there) nor for the gradient of the
-// data features (the first layer's dx).
+// data features (the first layer's dx), on both layouts: the feature-major
+// one runs the whole network in one call per direction.
 func TestOneBackwardPerStep(t *testing.T) {
 	c := cases[0] // 3 layers
 	m, us, ys := newCase(t, c, 80)
@@ -137,20 +162,27 @@ func TestOneBackwardPerStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be := &countingBackend{CPU: &kernels.CPU{}}
-	o, err := NewOpenLoop(m, be)
-	if err != nil {
-		t.Fatal(err)
-	}
-	grad := make([]float64, o.NumTheta())
-	for range 2 {
-		if _, err := o.LossGrad(b, m.Lift.Flatten(), m.G, m.Lin, grad); err != nil {
+	L := m.Lift.Layers()
+	for _, fm := range []bool{true, false} {
+		be := &countingBackend{CPU: &kernels.CPU{}}
+		var kb kernels.Backend = be
+		want := countingBackend{CPU: be.CPU, convFwd: 2, convBwd: 2, liftFwd: 2, liftBwd: 2}
+		if !fm {
+			kb = rowMajor{be}
+			want = countingBackend{CPU: be.CPU, convFwd: 2, convBwd: 2, denseFwd: 2 * L, denseBwd: 2 * L, denseBwdDX: 2 * (L - 1)}
+		}
+		o, err := NewOpenLoop(m, kb)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	L := m.Lift.Layers()
-	want := countingBackend{CPU: be.CPU, convFwd: 2, convBwd: 2, denseFwd: 2 * L, denseBwd: 2 * L, denseBwdDX: 2 * (L - 1)}
-	if *be != want {
-		t.Errorf("kernel calls over two steps: %+v, want %+v", *be, want)
+		grad := make([]float64, o.NumTheta())
+		for range 2 {
+			if _, err := o.LossGrad(b, m.Lift.Flatten(), m.G, m.Lin, grad); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if *be != want {
+			t.Errorf("feature-major %v: kernel calls over two steps: %+v, want %+v", fm, *be, want)
+		}
 	}
 }

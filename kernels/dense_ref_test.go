@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -21,7 +20,7 @@ func denseFwdLoops(r0, r1, in, out int, x, w, b, y []float64) {
 			for i, v := range xr {
 				s += wr[i] * v
 			}
-			yr[o] = math.Tanh(s)
+			yr[o] = tanhScalar(s)
 		}
 	}
 }

@@ -35,6 +35,9 @@
 // row is a contiguous product, and accumulates with gonum's Dsyrk. The
 // closed loop keeps the padded w_j of the current trajectory and appends to
 // it as the gains become known. Nothing is ever a dense T×T Toeplitz matrix.
+// For the open-loop θ_N step, CPU also has feature-major kernels (lift.go):
+// the whole lifting network writes the gains branch-major, so that the
+// convolutions need no transposition at all.
 //
 // # Parallelism and determinism
 //

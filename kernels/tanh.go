@@ -2,21 +2,39 @@ package kernels
 
 import "math"
 
-// fastTanh selects tanh4FMA in tanhTo. It is set only where the vector
-// kernel reproduces math.Tanh bit for bit on a fixed set of probes (its
-// exp is math's FMA path, which math takes where AVX and FMA exist, and the
-// probes would catch a toolchain that evaluated math.Tanh otherwise), so
-// switching it never changes a result. A variable for the A/B benchmarks.
-var fastTanh = haveFMA && tanhProbe()
+// fastTanh selects tanh4Fast (tanhFast, a few ulp from math.Tanh) in
+// tanhTo; exactTanh selects tanh4FMA, which is math.Tanh bit for bit, when
+// fastTanh is off. exactTanh is set only where the vector kernel reproduces
+// math.Tanh on a fixed set of probes (its exp is math's FMA path, which math
+// takes where AVX and FMA exist, and the probes would catch a toolchain that
+// evaluated math.Tanh otherwise). Variables, so that the tests and the A/B
+// benchmarks run every path.
+var (
+	fastTanh  = haveFMA
+	exactTanh = haveFMA && tanhProbe()
+)
 
-// tanhTo sets dst[i] = math.Tanh(x[i]); dst may equal x.
+// tanhTo sets dst[i] = tanh(x[i]) (tanhFast with AVX2 and FMA, math.Tanh
+// otherwise); dst may equal x.
 func tanhTo(dst, x []float64) {
 	n := len(x)
 	dst = dst[:n]
 	i := 0
-	if fastTanh && n >= 4 {
-		tanh4FMA(&dst[0], &x[0], n/4)
-		i = n &^ 3
+	if n >= 4 {
+		switch {
+		case fastTanh:
+			tanh4Fast(&dst[0], &x[0], n/4)
+			i = n &^ 3
+		case exactTanh:
+			tanh4FMA(&dst[0], &x[0], n/4)
+			i = n &^ 3
+		}
+	}
+	if fastTanh {
+		for ; i < n; i++ {
+			dst[i] = tanhFast(x[i])
+		}
+		return
 	}
 	for ; i < n; i++ {
 		dst[i] = math.Tanh(x[i])
