@@ -19,6 +19,7 @@ import (
 
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/compare"
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/zoo"
 )
 
@@ -84,6 +85,7 @@ func Run(ctx context.Context, opt Options) (Report, error) {
 		t0 := time.Now()
 		r := Result{Case: c}
 		train, val, test, err := c.Build(ctx, opt.Size, opt.Seed)
+		val = Measured(val)
 		if err != nil {
 			r.Error = err.Error()
 		} else {
@@ -194,4 +196,23 @@ func cell(r Result, class string) string {
 		return fmt.Sprintf("%.1f %s (%d)", f, mark, row.Params)
 	}
 	return "–"
+}
+
+// Measured returns d as a user has it: the measured outputs only, without
+// the noise-free ones a simulation keeps (YClean). The zoo gives the
+// classes their validation data through it, so that every choice made on
+// validation (early stopping, the structure search, the loop family's
+// mean) sees the noise a user's validation file has; only the test
+// records are scored against the clean output. d is not modified; nil
+// stays nil.
+func Measured(d *data.Dataset) *data.Dataset {
+	if d == nil {
+		return nil
+	}
+	c := *d
+	c.Batches = slices.Clone(d.Batches)
+	for i := range c.Batches {
+		c.Batches[i].YClean = nil
+	}
+	return &c
 }

@@ -3,6 +3,7 @@ package zoobench
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +48,34 @@ func TestRun(t *testing.T) {
 	cancel()
 	if _, err := Run(ctx, opt); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err %v", err)
+	}
+}
+
+// TestMeasured: the zoo's validation data reach the classes without the
+// noise-free output (a user's validation file has none), and the case's
+// own data are left as they were.
+func TestMeasured(t *testing.T) {
+	c, err := zoo.LookupCase("backlash") // 20 dB output noise on training and validation
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, val, _, err := c.Build(context.Background(), zoo.Quick, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if val.Batches[0].YClean == nil {
+		t.Fatal("the noisy case's validation data have no clean output to drop")
+	}
+	m := Measured(val)
+	for i, b := range m.Batches {
+		if b.YClean != nil || !slices.Equal(b.Y, val.Batches[i].Y) || !slices.Equal(b.U, val.Batches[i].U) {
+			t.Fatalf("record %d: YClean %v, or Y/U changed", i, b.YClean != nil)
+		}
+	}
+	if val.Batches[0].YClean == nil {
+		t.Error("Measured modified its argument")
+	}
+	if Measured(nil) != nil {
+		t.Error("Measured(nil) != nil")
 	}
 }
