@@ -44,18 +44,23 @@ func TestLoopPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Trials) != 4 {
-		t.Fatalf("%d trials, want 4", len(p.Trials))
+	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 8 {
+		t.Fatalf("%d trials, want %d (4 shapes × 2 seeds)", len(p.Trials), n)
 	}
-	args, err := p.Trials[3].Args(LoopsDir(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := strings.Join(args, " ")
-	for _, want := range []string{"--model=loop", "--loop-shape=wide", "--seed=4", "--workers=2", "--loop-epochs=5", "--loop-skip=1",
-		"--loop-init=" + filepath.Join(LoopsDir(dir), FIRFile), "--data " + filepath.Join(dir, "train.npy")} {
-		if !strings.Contains(line, want) {
-			t.Errorf("trial 3's flags %q lack %s", line, want)
+	for _, tc := range []struct {
+		trial int
+		shape string
+	}{{5, "wide"}, {7, "wide-states"}} {
+		args, err := p.Trials[tc.trial].Args(LoopsDir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := strings.Join(args, " ")
+		for _, want := range []string{"--model=loop", "--loop-shape=" + tc.shape + " ", "--seed=4", "--workers=2", "--loop-epochs=5", "--loop-skip=1",
+			"--loop-init=" + filepath.Join(LoopsDir(dir), FIRFile), "--data " + filepath.Join(dir, "train.npy")} {
+			if !strings.Contains(line+" ", want) {
+				t.Errorf("trial %d's flags %q lack %s", tc.trial, line, want)
+			}
 		}
 	}
 	for _, tc := range []struct {

@@ -35,7 +35,7 @@ func (class) About() string {
 func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Memory, "loop-memory", 0, "--model loop: taps of the forward linear FIR, the scale of every other memory (0: the passive FIR's length chosen on validation data)")
 	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: loop.DefaultConfig's; early stopping on validation data)")
-	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or their mean), or one shape, sized or wide, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
+	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or the mean of several, chosen on validation), or one shape, sized, wide, sized-states or wide-states, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
 	fs.StringVar(&c.Init, "loop-init", "", "--model loop: a passive linear FIR model file (--branches 0): its length is the memory and the forward FIR starts from its taps, instead of the FIR chosen on validation data (the structure search writes DIR/loops/fir.json for its loop trials)")
 	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.States, "loop-states", -1, "--model loop: slow states of u and of y that the lifting network sees beside its windows (loop.Structure.S): leaky averages with time constants max(4, memory/4)·4^i samples, i = 0…N−1: the memory of a hidden state such as the play of a gear (-1: the shape's own)")
@@ -150,7 +150,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 type Model struct {
 	loop.Mean
 	// Epochs is the number of epochs a single loop trained (--loop-shape
-	// sized or wide), which train --json reports; 0 otherwise, and for a
+	// other than all), which train --json reports; 0 otherwise, and for a
 	// model read from a file.
 	Epochs int
 }

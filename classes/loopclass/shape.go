@@ -14,12 +14,14 @@ import (
 type Shape int
 
 const (
-	AllShapes Shape = iota
-	Sized           // loop.Sized
-	Wide            // loop.Wide
+	AllShapes  Shape = iota
+	Sized            // loop.Sized
+	Wide             // loop.Wide
+	SizedStates      // loop.WithStates(loop.Sized)
+	WideStates       // loop.WithStates(loop.Wide)
 )
 
-var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide"}
+var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide", SizedStates: "sized-states", WideStates: "wide-states"}
 
 func (s Shape) String() string {
 	if s < 0 || int(s) >= len(shapeNames) {
@@ -36,7 +38,7 @@ func (s *Shape) Set(v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q: want all, sized or wide", v)
+	return fmt.Errorf("%q: want all, sized, wide, sized-states or wide-states", v)
 }
 
 // Structure is the shape's loop for a memory of L taps (AllShapes has
@@ -47,14 +49,18 @@ func (s Shape) Structure(L int) loop.Structure {
 		return loop.Sized(L)
 	case Wide:
 		return loop.Wide(L)
+	case SizedStates:
+		return loop.WithStates(loop.Sized(L))
+	case WideStates:
+		return loop.WithStates(loop.Wide(L))
 	}
 	return loop.Structure{}
 }
 
-// ShapeOf names st, a loop for a memory of L taps: Sized or Wide, or false
-// when it is neither.
+// ShapeOf names st, a loop for a memory of L taps: one of the shapes of
+// loop.Shapes, or false when it is none.
 func ShapeOf(st loop.Structure, L int) (Shape, bool) {
-	for _, s := range []Shape{Sized, Wide} {
+	for _, s := range []Shape{Sized, Wide, SizedStates, WideStates} {
 		if reflect.DeepEqual(st, s.Structure(L)) {
 			return s, true
 		}
