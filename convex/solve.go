@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -67,6 +68,7 @@ type blockWork struct {
 	rounds  int
 	nfRun   int // working rows in the last inner solve
 	cert    Certificate
+	certG   []float64 // the taps cert belongs to (see certOf)
 	shift   float64
 	// deltaMax > 0 caps delta (see capBounds).
 	deltaMax float64
@@ -328,6 +330,7 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 				}
 				cert, cands := certify(g, w.bl.Margin+0.5*w.delta)
 				w.cert = cert
+				w.certG = append(w.certG[:0], g...)
 
 				// Below the margin? In intermediate rounds a dip within the inner solve's
 				// accuracy is accepted, and so is one the caller takes as a shift of g(0)
@@ -387,7 +390,7 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 			continue
 		}
 		g := x[w.bl.Offset : w.bl.Offset+w.bl.Len]
-		c, _ := certify(g, math.Inf(-1))
+		c := w.certOf(g)
 		if c.MinRe < w.bl.Margin {
 			d := w.bl.Margin - c.MinRe + 1e-3*w.delta + 1e-12*(1+math.Abs(w.bl.Margin))
 			g[0] += d
@@ -412,8 +415,19 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 	sol.X = x
 	sol.Objective = Objective(p, x)
 	sol.Certificates = make([]Certificate, len(p.Blocks))
+	exact := map[int]*blockWork{}
+	for _, w := range works {
+		if w.bl.Kind == Exact {
+			exact[w.idx] = w
+		}
+	}
 	for j, bl := range p.Blocks {
-		sol.Certificates[j], _ = certify(x[bl.Offset:bl.Offset+bl.Len], math.Inf(-1))
+		g := x[bl.Offset : bl.Offset+bl.Len]
+		if w := exact[j]; w != nil {
+			sol.Certificates[j] = w.certOf(g)
+			continue
+		}
+		sol.Certificates[j], _ = certify(g, math.Inf(-1))
 	}
 	sol.State = make([]BlockState, len(p.Blocks))
 	for _, w := range works {
@@ -447,6 +461,18 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 		return sol, fmt.Errorf("convex: Solve: %w", runErr)
 	}
 	return sol, nil
+}
+
+// certOf returns the certificate of the taps g. The exchange's last certificate is reused when
+// g is the same taps (a certificate does not depend on certify's threshold): finish would
+// otherwise certify the final taps twice more, 2 of the 7 certificates of an exact-mode solve.
+func (w *blockWork) certOf(g []float64) Certificate {
+	if w.certG != nil && slices.Equal(w.certG, g) {
+		return w.cert
+	}
+	c, _ := certify(g, math.Inf(-1))
+	w.cert, w.certG = c, append(w.certG[:0], g...)
+	return c
 }
 
 func (w *blockWork) addSample(h int) bool {
