@@ -23,7 +23,8 @@ const (
 
 // warmBudget bounds the iterations of a warm-started inner solve: a warm start
 // that has not converged by then is no better than a cold one (which takes
-// 20–30 iterations here) and is restarted cold. In the trainer the previous
+// 20–30 iterations here) and is restarted cold, unless it is nearly there
+// (warmCutMerit: then up to warmExtra more). In the trainer the previous
 // θ_G step's solution seeds a problem with new gains; at n = 2000 such a warm
 // start once ran 100 iterations (45 s) before failing.
 const warmBudget = 30
@@ -290,10 +291,13 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 		}
 		warmRun := round > 0 || useWarm
 		budget := o.MaxIter
+		ip.warmCut = 0
 		if warmRun {
-			budget = min(budget, warmBudget)
+			budget = min(o.MaxIter, warmBudget+warmExtra)
+			ip.warmCut = warmBudget
 		}
 		runErr = ip.run(rtol, budget)
+		ip.warmCut = 0
 		sol.Iterations += ip.iters
 		if runErr != nil && warmRun && ctxErr(ip.ctx) == nil {
 			// a warm start that stalls: start again cold on the same working set
