@@ -21,6 +21,11 @@ const (
 	exactGrid = 8
 )
 
+// quickDip: a dip below Margin by more than quickDip·Σ|g| at an evaluated point adds rows
+// without a certificate (certifyBelow). Deep dips are those of the early exchange rounds;
+// for shallow ones the branch and bound's best point is a candidate the next round needs.
+const quickDip = 1e-6
+
 // warmBudget bounds the iterations of a warm-started inner solve: a warm start
 // that has not converged by then is no better than a cold one (which takes
 // 20–30 iterations here) and is restarted cold, unless it is nearly there
@@ -332,10 +337,6 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 						changed = true
 					}
 				}
-				cert, cands := certify(g, w.bl.Margin+0.5*w.delta)
-				w.cert = cert
-				w.certG = append(w.certG[:0], g...)
-
 				// Below the margin? In intermediate rounds a dip within the inner solve's
 				// accuracy is accepted, and so is one the caller takes as a shift of g(0)
 				// (Options.ShiftTol, applied by finish). Accepting dips of up to Delta/2, as
@@ -347,8 +348,16 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 				if o.ShiftTol > 0 {
 					accept = math.Max(accept, o.ShiftTol*sumAbs(g))
 				}
-				if cert.MinRe >= w.bl.Margin-accept {
-					continue
+				// A deep dip needs no certificate (certifyBelow). Shallow ones get the
+				// certificate's branch and bound, whose best point joins the candidates: without
+				// it, the last rounds at m_G = 200 missed a minimum and took a round more.
+				cert, cands, ok := certifyBelow(g, w.bl.Margin+0.5*w.delta, w.bl.Margin-math.Max(accept, quickDip*sumAbs(g)))
+				if ok {
+					w.cert = cert
+					w.certG = append(w.certG[:0], g...)
+					if cert.MinRe >= w.bl.Margin-accept {
+						continue
+					}
 				}
 				added := false
 				for _, om := range cands {
