@@ -121,6 +121,7 @@ type ipSolver struct {
 	fac                                                 blas64.Triangular // Cholesky factor (in M's storage)
 	hnorm, bnorm                                        float64
 	keep                                                []float64
+	par                                                 gemvPar // the products with the cosine rows
 
 	// best iterate
 	bx, bs, bz []float64
@@ -242,7 +243,7 @@ func (ip *ipSolver) mulG(x, out []float64) {
 		o := out[bl.row0:]
 		nf := len(bl.omega)
 		if nf > 0 {
-			blas64.Gemv(blas.NoTrans, 2, bl.gen(L), blas64.Vector{N: L, Inc: 1, Data: g}, 0, blas64.Vector{N: nf, Inc: 1, Data: o})
+			ip.par.gemv(false, 2, bl.gen(L), g, o[:nf])
 		}
 		if bl.ub != nil {
 			for k, v := range g {
@@ -274,7 +275,7 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 		zz := z[bl.row0:]
 		nf := len(bl.omega)
 		if nf > 0 {
-			blas64.Gemv(blas.Trans, 2, bl.gen(L), blas64.Vector{N: nf, Inc: 1, Data: zz}, 0, blas64.Vector{N: L, Inc: 1, Data: o})
+			ip.par.gemv(true, 2, bl.gen(L), zz[:nf], o)
 		}
 		if bl.ub != nil {
 			for k := range o {
@@ -314,7 +315,7 @@ func (ip *ipSolver) formM(d []float64) {
 		nf := len(bl.omega)
 		if nf > 0 {
 			// c(m) = Σ_i d_i cos(ω_i m), m = 0..2L−2
-			blas64.Gemv(blas.Trans, 1, bl.gen(w), blas64.Vector{N: nf, Inc: 1, Data: dd}, 0, blas64.Vector{N: w, Inc: 1, Data: c})
+			ip.par.gemv(true, 1, bl.gen(w), dd[:nf], c)
 		} else {
 			for i := range c {
 				c[i] = 0
