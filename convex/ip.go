@@ -396,7 +396,12 @@ func (ip *ipSolver) solveM(v []float64) { cholSolve(ip.fac, v) }
 // lapack64.Potrs for one right-hand side, done with two triangular solves:
 // gonum's Potrs goes through Dtrsm, which for a single column is about ten
 // times slower than Dtrsv (BenchmarkCholSolve).
+// From parSolveMin on it is the blocked, parallel solve of cholSolvePar.
 func cholSolve(U blas64.Triangular, v []float64) {
+	if U.N >= parSolveMin {
+		cholSolvePar(U, v)
+		return
+	}
 	x := blas64.Vector{N: U.N, Inc: 1, Data: v}
 	blas64.Trsv(blas.Trans, U, x)
 	blas64.Trsv(blas.NoTrans, U, x)
