@@ -558,10 +558,11 @@ func (ip *ipSolver) bounded() bool {
 }
 
 // residuals computes rd, rp at the current iterate and returns the relative residuals. With
-// exact set, Gx and Gᵀz are recomputed; otherwise the values updated by step are used.
+// exact set, Qx, Gx and Gᵀz are recomputed; otherwise the values updated by run's step are
+// used.
 func (ip *ipSolver) residuals(exact bool) (Residuals, float64) {
-	ip.qmul(ip.x, ip.qx)
 	if exact {
+		ip.qmul(ip.x, ip.qx)
 		ip.mulG(ip.x, ip.gx)
 		ip.mulGT(ip.z, ip.gtz)
 	}
@@ -833,10 +834,12 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 		}
 		a = math.Min(1, 0.995*a)
 		// The Newton equations give G dx = ds − rp and Gᵀdz = Q dx + rd: Gx and Gᵀz are
-		// updated without a transform (and recomputed every exactEvery iterations).
+		// updated without a transform, and Qx with the Q dx at hand (all three recomputed
+		// every exactEvery iterations).
 		ip.qmul(ip.dx, ip.wn)
 		for i := range ip.x {
 			ip.x[i] += a * ip.dx[i]
+			ip.qx[i] += a * ip.wn[i]
 			ip.gtz[i] += a * (ip.wn[i] + ip.rd[i])
 		}
 		for i := range ip.s {
