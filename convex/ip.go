@@ -81,7 +81,7 @@ func (b *ipBlock) buildTab() {
 	if cap(b.tab) >= len(b.omega)*w {
 		b.tab = b.tab[:len(b.omega)*w]
 	} else {
-		t := make([]float64, len(b.omega)*w, 2*len(b.omega)*w)
+		t := make([]float64, len(b.omega)*w) // no slack: 30 MB a block at the robot's size
 		copy(t, b.tab[:min(len(b.tab), len(b.tabOm)*w)])
 		b.tab = t
 	}
