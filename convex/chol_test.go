@@ -31,7 +31,7 @@ func randCholesky(rng *rand.Rand, n int) (blas64.Triangular, []float64) {
 // TestCholSolve: cholSolve agrees with LAPACK's Potrs and solves the system.
 func TestCholSolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for _, n := range []int{1, 2, 7, 64, 201} {
+	for _, n := range []int{1, 2, 7, 64, 201, 600} {
 		U, m := randCholesky(rng, n)
 		b := make([]float64, n)
 		for i := range b {

@@ -23,6 +23,7 @@ type ipBlock struct {
 	off, L int
 	omega  []float64
 	tab    []float64 // len(omega) × (2L−1): cos(ω_i·m), m = 0..2L−2
+	tabOm  []float64 // the frequencies tab was built for (buildTab reuses its rows)
 	rhs    float64
 	ub     []float64
 	row0   int
@@ -72,16 +73,25 @@ func cosTable(dst []float64, w float64) {
 	}
 }
 
+// buildTab fills tab for the current frequencies. The exchange only appends frequencies, so the
+// rows of earlier rounds are kept (rows whose frequency changed are rebuilt): recomputing them
+// took 6 % of an exact-mode solve at m_G = 200.
 func (b *ipBlock) buildTab() {
 	w := 2*b.L - 1
 	if cap(b.tab) >= len(b.omega)*w {
 		b.tab = b.tab[:len(b.omega)*w]
 	} else {
-		b.tab = make([]float64, len(b.omega)*w)
+		t := make([]float64, len(b.omega)*w) // no slack: 30 MB a block at the robot's size
+		copy(t, b.tab[:min(len(b.tab), len(b.tabOm)*w)])
+		b.tab = t
 	}
 	for i, om := range b.omega {
+		if i < len(b.tabOm) && b.tabOm[i] == om {
+			continue
+		}
 		cosTable(b.tab[i*w:(i+1)*w], om)
 	}
+	b.tabOm = append(b.tabOm[:0], b.omega...)
 }
 
 // ipSolver is a Mehrotra predictor-corrector interior-point method for
@@ -105,11 +115,13 @@ type ipSolver struct {
 	cdx, cds, cdz, cwm                                  []float64 // centrality corrector
 	gondzio                                             int       // centrality correctors per iteration
 	accept                                              float64   // Options.AcceptTol
+	warmCut                                             int       // > 0: a run still far off by then stops (warmExtra)
 	cbuf                                                []float64
 	M                                                   *mat.SymDense
 	fac                                                 blas64.Triangular // Cholesky factor (in M's storage)
 	hnorm, bnorm                                        float64
 	keep                                                []float64
+	par                                                 gemvPar // the products with the cosine rows
 
 	// best iterate
 	bx, bs, bz []float64
@@ -231,7 +243,7 @@ func (ip *ipSolver) mulG(x, out []float64) {
 		o := out[bl.row0:]
 		nf := len(bl.omega)
 		if nf > 0 {
-			blas64.Gemv(blas.NoTrans, 2, bl.gen(L), blas64.Vector{N: L, Inc: 1, Data: g}, 0, blas64.Vector{N: nf, Inc: 1, Data: o})
+			ip.par.gemv(false, 2, bl.gen(L), g, o[:nf])
 		}
 		if bl.ub != nil {
 			for k, v := range g {
@@ -263,7 +275,7 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 		zz := z[bl.row0:]
 		nf := len(bl.omega)
 		if nf > 0 {
-			blas64.Gemv(blas.Trans, 2, bl.gen(L), blas64.Vector{N: nf, Inc: 1, Data: zz}, 0, blas64.Vector{N: L, Inc: 1, Data: o})
+			ip.par.gemv(true, 2, bl.gen(L), zz[:nf], o)
 		}
 		if bl.ub != nil {
 			for k := range o {
@@ -303,7 +315,7 @@ func (ip *ipSolver) formM(d []float64) {
 		nf := len(bl.omega)
 		if nf > 0 {
 			// c(m) = Σ_i d_i cos(ω_i m), m = 0..2L−2
-			blas64.Gemv(blas.Trans, 1, bl.gen(w), blas64.Vector{N: nf, Inc: 1, Data: dd}, 0, blas64.Vector{N: w, Inc: 1, Data: c})
+			ip.par.gemv(true, 1, bl.gen(w), dd[:nf], c)
 		} else {
 			for i := range c {
 				c[i] = 0
@@ -384,7 +396,12 @@ func (ip *ipSolver) solveM(v []float64) { cholSolve(ip.fac, v) }
 // lapack64.Potrs for one right-hand side, done with two triangular solves:
 // gonum's Potrs goes through Dtrsm, which for a single column is about ten
 // times slower than Dtrsv (BenchmarkCholSolve).
+// From parSolveMin on it is the blocked, parallel solve of cholSolvePar.
 func cholSolve(U blas64.Triangular, v []float64) {
+	if U.N >= parSolveMin {
+		cholSolvePar(U, v)
+		return
+	}
 	x := blas64.Vector{N: U.N, Inc: 1, Data: v}
 	blas64.Trsv(blas.Trans, U, x)
 	blas64.Trsv(blas.NoTrans, U, x)
@@ -398,6 +415,25 @@ func (ip *ipSolver) qmul(x, out []float64) {
 // warmS sets how far a warm start is pushed into the interior, relative to the scales of h
 // and z.
 const warmS = 1e-6
+
+// Without decay bounds, h is 2(Margin + Δ) on every row, about 0, and says nothing of the
+// scale of the slacks: warmStart then pushes them to warmSFree·(1 + ‖Gx‖∞) instead (Gx is
+// 2Re G on the frequency rows). With warmS·(1 + ‖h‖∞) the robot-like problem's rows (Re G of
+// order 20, no bounds) started 1e-6 from their bounds, and two of its five warm runs at
+// n = 2000 crawled into warmBudget and restarted cold (60 of 206 iterations). Problems with
+// bounds keep warmS·(1 + ‖h‖∞); Table I gains little from the change, and the path of small
+// degenerate problems (TestSolveUnits) moves.
+const warmSFree = 1e-5
+
+// A warm run (see warmBudget) whose best merit is at most warmCutMerit after warmBudget
+// iterations is converging, at about a decade per three iterations there, and may go on for
+// warmExtra more; one still further off restarts cold at once. At n = 2000 a warm run at merit
+// 1e-5 after 30 iterations, one more iteration from the trainer's AcceptTol, went back to a
+// cold start of 34 iterations.
+const (
+	warmCutMerit = 1e-4
+	warmExtra    = 15
+)
 
 func normInf(v []float64) float64 {
 	m := 0.0
@@ -488,6 +524,9 @@ func (ip *ipSolver) warmStart() {
 	}
 	// scales
 	ts := warmS * (1 + ip.hnorm)
+	if !ip.bounded() {
+		ts = warmSFree * (1 + math.Max(ip.hnorm, normInf(ip.gx)))
+	}
 	zmax := normInf(ip.z)
 	ip.qmul(ip.x, ip.qx)
 	zs := math.Max(zmax, 1e-3*(1+math.Max(ip.bnorm, normInf(ip.qx))))
@@ -508,11 +547,22 @@ func (ip *ipSolver) warmStart() {
 	}
 }
 
+// bounded reports whether a block has decay-bound rows.
+func (ip *ipSolver) bounded() bool {
+	for _, bl := range ip.blocks {
+		if bl.ub != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // residuals computes rd, rp at the current iterate and returns the relative residuals. With
-// exact set, Gx and Gᵀz are recomputed; otherwise the values updated by step are used.
+// exact set, Qx, Gx and Gᵀz are recomputed; otherwise the values updated by run's step are
+// used.
 func (ip *ipSolver) residuals(exact bool) (Residuals, float64) {
-	ip.qmul(ip.x, ip.qx)
 	if exact {
+		ip.qmul(ip.x, ip.qx)
 		ip.mulG(ip.x, ip.gx)
 		ip.mulGT(ip.z, ip.gtz)
 	}
@@ -727,7 +777,11 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 			copy(ip.z, ip.bz)
 			break
 		}
-		if it >= maxIter {
+		if ip.warmCut > 0 && it >= ip.warmCut && ip.bmerit > warmCutMerit {
+			err = ErrIterationLimit
+			break
+		}
+		if it >= maxIter || (ip.warmCut > 0 && it >= ip.warmCut && ip.bmerit <= ip.accept) {
 			if ip.bmerit <= ip.accept {
 				copy(ip.x, ip.bx)
 				copy(ip.s, ip.bs)
@@ -780,10 +834,12 @@ func (ip *ipSolver) run(tol float64, maxIter int) error {
 		}
 		a = math.Min(1, 0.995*a)
 		// The Newton equations give G dx = ds − rp and Gᵀdz = Q dx + rd: Gx and Gᵀz are
-		// updated without a transform (and recomputed every exactEvery iterations).
+		// updated without a transform, and Qx with the Q dx at hand (all three recomputed
+		// every exactEvery iterations).
 		ip.qmul(ip.dx, ip.wn)
 		for i := range ip.x {
 			ip.x[i] += a * ip.dx[i]
+			ip.qx[i] += a * ip.wn[i]
 			ip.gtz[i] += a * (ip.wn[i] + ip.rd[i])
 		}
 		for i := range ip.s {

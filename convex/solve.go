@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -20,9 +21,15 @@ const (
 	exactGrid = 8
 )
 
+// quickDip: a dip below Margin by more than quickDip·Σ|g| at an evaluated point adds rows
+// without a certificate (certifyBelow). Deep dips are those of the early exchange rounds;
+// for shallow ones the branch and bound's best point is a candidate the next round needs.
+const quickDip = 1e-6
+
 // warmBudget bounds the iterations of a warm-started inner solve: a warm start
 // that has not converged by then is no better than a cold one (which takes
-// 20–30 iterations here) and is restarted cold. In the trainer the previous
+// 20–30 iterations here) and is restarted cold, unless it is nearly there
+// (warmCutMerit: then up to warmExtra more). In the trainer the previous
 // θ_G step's solution seeds a problem with new gains; at n = 2000 such a warm
 // start once ran 100 iterations (45 s) before failing.
 const warmBudget = 30
@@ -67,6 +74,7 @@ type blockWork struct {
 	rounds  int
 	nfRun   int // working rows in the last inner solve
 	cert    Certificate
+	certG   []float64 // the taps cert belongs to (see certOf)
 	shift   float64
 	// deltaMax > 0 caps delta (see capBounds).
 	deltaMax float64
@@ -288,10 +296,13 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 		}
 		warmRun := round > 0 || useWarm
 		budget := o.MaxIter
+		ip.warmCut = 0
 		if warmRun {
-			budget = min(budget, warmBudget)
+			budget = min(o.MaxIter, warmBudget+warmExtra)
+			ip.warmCut = warmBudget
 		}
 		runErr = ip.run(rtol, budget)
+		ip.warmCut = 0
 		sol.Iterations += ip.iters
 		if runErr != nil && warmRun && ctxErr(ip.ctx) == nil {
 			// a warm start that stalls: start again cold on the same working set
@@ -326,9 +337,6 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 						changed = true
 					}
 				}
-				cert, cands := certify(g, w.bl.Margin+0.5*w.delta)
-				w.cert = cert
-
 				// Below the margin? In intermediate rounds a dip within the inner solve's
 				// accuracy is accepted, and so is one the caller takes as a shift of g(0)
 				// (Options.ShiftTol, applied by finish). Accepting dips of up to Delta/2, as
@@ -340,8 +348,16 @@ func solveIP(p *Problem, opt *Options, warm *Solution, ip *ipSolver, works []*bl
 				if o.ShiftTol > 0 {
 					accept = math.Max(accept, o.ShiftTol*sumAbs(g))
 				}
-				if cert.MinRe >= w.bl.Margin-accept {
-					continue
+				// A deep dip needs no certificate (certifyBelow). Shallow ones get the
+				// certificate's branch and bound, whose best point joins the candidates: without
+				// it, the last rounds at m_G = 200 missed a minimum and took a round more.
+				cert, cands, ok := certifyBelow(g, w.bl.Margin+0.5*w.delta, w.bl.Margin-math.Max(accept, quickDip*sumAbs(g)))
+				if ok {
+					w.cert = cert
+					w.certG = append(w.certG[:0], g...)
+					if cert.MinRe >= w.bl.Margin-accept {
+						continue
+					}
 				}
 				added := false
 				for _, om := range cands {
@@ -387,7 +403,7 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 			continue
 		}
 		g := x[w.bl.Offset : w.bl.Offset+w.bl.Len]
-		c, _ := certify(g, math.Inf(-1))
+		c := w.certOf(g)
 		if c.MinRe < w.bl.Margin {
 			d := w.bl.Margin - c.MinRe + 1e-3*w.delta + 1e-12*(1+math.Abs(w.bl.Margin))
 			g[0] += d
@@ -412,8 +428,19 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 	sol.X = x
 	sol.Objective = Objective(p, x)
 	sol.Certificates = make([]Certificate, len(p.Blocks))
+	exact := map[int]*blockWork{}
+	for _, w := range works {
+		if w.bl.Kind == Exact {
+			exact[w.idx] = w
+		}
+	}
 	for j, bl := range p.Blocks {
-		sol.Certificates[j], _ = certify(x[bl.Offset:bl.Offset+bl.Len], math.Inf(-1))
+		g := x[bl.Offset : bl.Offset+bl.Len]
+		if w := exact[j]; w != nil {
+			sol.Certificates[j] = w.certOf(g)
+			continue
+		}
+		sol.Certificates[j], _ = certify(g, math.Inf(-1))
 	}
 	sol.State = make([]BlockState, len(p.Blocks))
 	for _, w := range works {
@@ -447,6 +474,18 @@ func finish(p *Problem, ip *ipSolver, works []*blockWork, sol *Solution, runErr 
 		return sol, fmt.Errorf("convex: Solve: %w", runErr)
 	}
 	return sol, nil
+}
+
+// certOf returns the certificate of the taps g. The exchange's last certificate is reused when
+// g is the same taps (a certificate does not depend on certify's threshold): finish would
+// otherwise certify the final taps twice more, 2 of the 7 certificates of an exact-mode solve.
+func (w *blockWork) certOf(g []float64) Certificate {
+	if w.certG != nil && slices.Equal(w.certG, g) {
+		return w.cert
+	}
+	c, _ := certify(g, math.Inf(-1))
+	w.cert, w.certG = c, append(w.certG[:0], g...)
+	return c
 }
 
 func (w *blockWork) addSample(h int) bool {

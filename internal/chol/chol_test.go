@@ -124,14 +124,66 @@ func TestUpperWorkers(t *testing.T) {
 		if m == 0 {
 			break
 		}
-		blas64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: bk, Stride: n, Data: b[k*n+k:]},
-			blas64.General{Rows: bk, Cols: m, Stride: n, Data: b[k*n+k+bk:]})
+		panel(b[k*n+k:], n, bk, m, 3)
 		update(b[(k+bk)*n+k+bk:], n, b[k*n+k+bk:], n, bk, m, 3)
 	}
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
 			t.Fatalf("entry %d: %v with GOMAXPROCS workers, %v with 3", i, a[i], b[i])
 		}
+	}
+}
+
+// TestPanel compares the panel solve with gonum's Dtrsm on random panels
+// (heights around the group size, widths around the tile and chunk sizes, a
+// padded stride) and checks that splitting the columns among workers changes
+// no bit.
+func TestPanel(t *testing.T) {
+	if !haveFMA {
+		t.Skip("no AVX2/FMA")
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, c := range []struct{ b, m, pad int }{{64, 1, 0}, {64, 13, 2}, {61, 300, 0}, {64, 1009, 3}, {7, 520, 1}} {
+		t.Run(fmt.Sprintf("b=%d/m=%d", c.b, c.m), func(t *testing.T) {
+			b, m := c.b, c.m
+			lda := b + m + c.pad
+			a := make([]float64, b*lda)
+			for i := range b {
+				for j := i; j < lda; j++ {
+					a[i*lda+j] = rng.NormFloat64()
+				}
+				a[i*lda+i] = 2 + rng.Float64() // a well-conditioned triangle
+			}
+			ref := append([]float64(nil), a...)
+			blas64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: lda, Data: ref},
+				blas64.General{Rows: b, Cols: m, Stride: lda, Data: ref[b:]})
+			var one []float64
+			for _, W := range []int{1, 2, 3, 5} {
+				x := append([]float64(nil), a...)
+				panel(x, lda, b, m, W)
+				for i := range b {
+					for j := b; j < b+m; j++ {
+						if d := math.Abs(x[i*lda+j] - ref[i*lda+j]); d > 1e-12*(1+math.Abs(ref[i*lda+j])) {
+							t.Fatalf("W=%d: X(%d,%d) = %v, Dtrsm %v", W, i, j-b, x[i*lda+j], ref[i*lda+j])
+						}
+					}
+					for j := b + m; j < lda; j++ {
+						if x[i*lda+j] != a[i*lda+j] {
+							t.Fatalf("W=%d: padding (%d,%d) written", W, i, j)
+						}
+					}
+				}
+				if one == nil {
+					one = x
+					continue
+				}
+				for i := range x {
+					if math.Float64bits(x[i]) != math.Float64bits(one[i]) {
+						t.Fatalf("entry %d: %v with %d workers, %v with 1", i, x[i], W, one[i])
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -4,7 +4,8 @@
 // interior-point method, which it refactors every iteration.
 //
 // It is right-looking with panels of nb rows: the diagonal block is factored
-// by gonum (Dpotrf, unblocked at that size), the panel by gonum's Dtrsm, and
+// by gonum (Dpotrf, unblocked at that size), the panel's triangular solve
+// left-looking on the same micro-kernels (in parallel over column chunks), and
 // the trailing update A₂₂ −= U₁₂ᵀU₁₂, which carries almost all of the n³/3
 // flops, by an AVX2/FMA micro-kernel (4×8 tiles of A₂₂ in registers) on amd64,
 // in parallel over interleaved row tiles. Every entry is computed by one
