@@ -27,8 +27,8 @@
 //     forward FIR started from the linear baseline's taps, trained on the
 //     simulation error, in each of the shapes of loop.Shapes from each of
 //     loop.Seeds seeds (loop.Runs). The family offers the best of them, or
-//     their mean (loop.Mean, passive as a parallel interconnection) when
-//     that scores better on validation.
+//     the mean of several (loop.Mean, passive as a parallel
+//     interconnection), its members chosen on validation (loop.Choose).
 //  5. When the best NFIR is feedforward, its blends with the linear baseline
 //     y = α·NFIR + (1−α)·FIR (model.Blend, α = 0.1 … 0.9: one NFIR, passive
 //     as a nonnegative combination of passive FIRs); the best is a

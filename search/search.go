@@ -356,7 +356,7 @@ func (s *searcher) chooseLoop(res *Result, trained []*loop.Result, rows []int) e
 		}
 	}
 	if mean {
-		row := Row{Name: fmt.Sprintf("loop mean of the %d loops", len(m)), ValFit: fit}
+		row := Row{Name: fmt.Sprintf("loop mean of %d loops", len(m)), ValFit: fit}
 		for _, l := range m {
 			row.Members = append(row.Members, l.Structure)
 		}

@@ -140,7 +140,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		return nil, err
 	}
 	if opt.Progress != nil && mean {
-		opt.Progress(fmt.Sprintf("loop: the mean of the %d loops scores %.2f%% on validation, better than each: kept", len(m), fit))
+		opt.Progress(fmt.Sprintf("loop: the mean of %d loops (greedy selection) scores %.2f%% on validation, better than each: kept", len(m), fit))
 	}
 	return &Model{Mean: m}, nil
 }
