@@ -14,11 +14,11 @@ import (
 type Shape int
 
 const (
-	AllShapes  Shape = iota
-	Sized            // loop.Sized
-	Wide             // loop.Wide
-	SizedStates      // loop.WithStates(loop.Sized)
-	WideStates       // loop.WithStates(loop.Wide)
+	AllShapes   Shape = iota
+	Sized             // loop.Sized
+	Wide              // loop.Wide
+	SizedStates       // loop.WithStates(loop.Sized)
+	WideStates        // loop.WithStates(loop.Wide)
 )
 
 var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide", SizedStates: "sized-states", WideStates: "wide-states"}
