@@ -37,7 +37,9 @@ var fastGram = chol.Fast()
 // rows, row c = regressor c over the block's samples, contiguous products of
 // the branch-major gains and w_j = n_j u), and adds the upper triangle of
 // ΦᵀΦ, Φᵀy and yᵀy to its accumulators. Worker 0 accumulates directly in P;
-// the others' sums are added in worker order, then P is mirrored.
+// the others' sums are added in worker order, then P is mirrored. On
+// machines with AVX2 and FMA (fastGram) the blocks are fastRows samples of
+// Φ itself, sample-major, and chol.SubATA's micro-kernel does the update.
 func (c *CPU) Gram(s Seqs, mN, mG, mL int, u, n, y []float64, P, b []float64) float64 {
 	yy, _ := c.GramContext(context.Background(), s, mN, mG, mL, u, n, y, P, b)
 	return yy
@@ -59,8 +61,14 @@ func (c *CPU) GramContext(ctx context.Context, s Seqs, mN, mG, mL int, u, n, y [
 		clear(P)
 		return 0, ctx.Err()
 	}
-	if fastGram {
-		return c.gramFast(ctx, s, N, nt, mN, mG, mL, u, n, y, P, b)
+	// The AVX2 path writes Φ sample-major and lets chol.SubATA subtract
+	// ΦᵀΦ, so its accumulators hold −P until the workers' sums are added
+	// in worker order and negated (exactly); gonum's path writes Φᵀ and
+	// adds with Dsyrk.
+	fast := fastGram
+	rows := gramRows
+	if fast {
+		rows = fastRows
 	}
 	sc := c.get(c.rowWorkers(N, gramRows))
 	overRows(sc, N, nil, func(sc *scratch, r0, r1 int) {
@@ -75,33 +83,42 @@ func (c *CPU) GramContext(ctx context.Context, s Seqs, mN, mG, mL int, u, n, y [
 			bw = zbuf(&sc.acc2, nt)
 		}
 		sc.yy = 0
-		A := buf(&sc.a, nt*gramRows)
+		A := buf(&sc.a, nt*rows)
 		bi := 0 // trajectory holding sample r0
 		for s.Off[bi+1] <= r0 {
 			bi++
 		}
-		for q0 := r0; q0 < r1; q0 += gramRows {
+		for q0 := r0; q0 < r1; q0 += rows {
 			if ctx.Err() != nil {
 				return
 			}
-			q1 := min(r1, q0+gramRows)
+			q1 := min(r1, q0+rows)
 			L := q1 - q0
-			// Fill Φᵀ[:, 0:L] piece by piece (one piece per trajectory
-			// overlapping the block).
+			// Fill the block piece by piece (one piece per trajectory
+			// overlapping it).
 			for a := q0; a < q1; {
 				for s.Off[bi+1] <= a {
 					bi++
 				}
-				s0 := s.Off[bi]
 				e := min(q1, s.Off[bi+1])
-				gramPiece(sc, A, a-q0, s0, a, e, mN, mG, mL, u, n)
+				if fast {
+					gramRowsPiece(sc, A[(a-q0)*nt:], nt, s.Off[bi], a, e, mN, mG, mL, u, n)
+				} else {
+					gramPiece(sc, A, a-q0, s.Off[bi], a, e, mN, mG, mL, u, n)
+				}
 				a = e
 			}
 			yb := y[q0:q1]
 			sc.yy += floats.Dot(yb, yb)
-			Ab := blas64.General{Rows: nt, Cols: L, Stride: gramRows, Data: A}
-			blas64.Gemv(blas.NoTrans, 1, Ab, blas64.Vector{N: L, Inc: 1, Data: yb}, 1, blas64.Vector{N: nt, Inc: 1, Data: bw})
-			blas64.Syrk(blas.NoTrans, 1, Ab, 1, blas64.Symmetric{Uplo: blas.Upper, N: nt, Stride: nt, Data: acc})
+			yv, bv := blas64.Vector{N: L, Inc: 1, Data: yb}, blas64.Vector{N: nt, Inc: 1, Data: bw}
+			if fast {
+				blas64.Gemv(blas.Trans, 1, blas64.General{Rows: L, Cols: nt, Stride: nt, Data: A}, yv, 1, bv)
+				chol.SubATA(acc, nt, A, nt, L, nt)
+			} else {
+				Ab := blas64.General{Rows: nt, Cols: L, Stride: gramRows, Data: A}
+				blas64.Gemv(blas.NoTrans, 1, Ab, yv, 1, bv)
+				blas64.Syrk(blas.NoTrans, 1, Ab, 1, blas64.Symmetric{Uplo: blas.Upper, N: nt, Stride: nt, Data: acc})
+			}
 		}
 	})
 	yy := sc[0].yy
@@ -117,6 +134,11 @@ func (c *CPU) GramContext(ctx context.Context, s Seqs, mN, mG, mL int, u, n, y [
 		return 0, err
 	}
 	for i := range nt {
+		if fast {
+			for j := i; j < nt; j++ {
+				P[i*nt+j] = -P[i*nt+j]
+			}
+		}
 		for j := i + 1; j < nt; j++ {
 			P[j*nt+i] = P[i*nt+j]
 		}
@@ -158,74 +180,6 @@ func gramPiece(sc *scratch, A []float64, col0, s0, a, e, mN, mG, mL int, u, n []
 			copy(A[(base+k)*gramRows+col0:(base+k)*gramRows+col0+L], ul[mL-1-k:mL-1-k+L])
 		}
 	}
-}
-
-// gramFast is GramContext on the AVX2 kernels. Each worker writes blocks of
-// Φ sample by sample (row r = the nθ regressors of one sample) and lets
-// chol.SubATA subtract ΦᵀΦ from its accumulator, so the accumulators hold −P
-// until the workers' sums are added in worker order and negated (exactly).
-// P and b arrive cleared (upper triangle of P).
-func (c *CPU) gramFast(ctx context.Context, s Seqs, N, nt, mN, mG, mL int, u, n, y, P, b []float64) (float64, error) {
-	sc := c.get(c.rowWorkers(N, gramRows))
-	overRows(sc, N, nil, func(sc *scratch, r0, r1 int) {
-		var acc, bw []float64
-		if r0 == 0 {
-			acc, bw = P, b
-		} else {
-			acc = buf(&sc.acc, nt*nt)
-			for i := range nt {
-				clear(acc[i*nt+i : (i+1)*nt])
-			}
-			bw = zbuf(&sc.acc2, nt)
-		}
-		sc.yy = 0
-		A := buf(&sc.a, fastRows*nt)
-		bi := 0
-		for s.Off[bi+1] <= r0 {
-			bi++
-		}
-		for q0 := r0; q0 < r1; q0 += fastRows {
-			if ctx.Err() != nil {
-				return
-			}
-			q1 := min(r1, q0+fastRows)
-			L := q1 - q0
-			for a := q0; a < q1; {
-				for s.Off[bi+1] <= a {
-					bi++
-				}
-				e := min(q1, s.Off[bi+1])
-				gramRowsPiece(sc, A[(a-q0)*nt:], nt, s.Off[bi], a, e, mN, mG, mL, u, n)
-				a = e
-			}
-			yb := y[q0:q1]
-			sc.yy += floats.Dot(yb, yb)
-			Ab := blas64.General{Rows: L, Cols: nt, Stride: nt, Data: A}
-			blas64.Gemv(blas.Trans, 1, Ab, blas64.Vector{N: L, Inc: 1, Data: yb}, 1, blas64.Vector{N: nt, Inc: 1, Data: bw})
-			chol.SubATA(acc, nt, A, nt, L, nt)
-		}
-	})
-	yy := sc[0].yy
-	for _, w := range sc[1:] {
-		floats.Add(b, w.acc2[:nt])
-		for i := range nt {
-			floats.Add(P[i*nt+i:(i+1)*nt], w.acc[i*nt+i:(i+1)*nt])
-		}
-		yy += w.yy
-	}
-	c.put(sc)
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	for i := range nt {
-		for j := i; j < nt; j++ {
-			P[i*nt+j] = -P[i*nt+j]
-		}
-		for j := i + 1; j < nt; j++ {
-			P[j*nt+i] = P[i*nt+j]
-		}
-	}
-	return yy, nil
 }
 
 // gramRowsPiece writes the regressors of samples [a, e) of the trajectory
