@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -88,9 +89,10 @@ func TestSectionsFile(t *testing.T) {
 	}
 }
 
-// TestFitSections: --loop-sections N trains loop.Train's loop of the
-// shape's structure with P1 = N, and a negative N is ErrSettings.
-func TestFitSections(t *testing.T) {
+// TestFitStructureFlags: --loop-sections N and --loop-states N train
+// loop.Train's loop of the shape's structure with P1 = N or S = N, and a
+// value below the flag's range is ErrSettings.
+func TestFitStructureFlags(t *testing.T) {
 	train, err := data.GenerateMSD(data.MSDConfig{Batches: 3, Seed: 5, Samples: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -109,23 +111,31 @@ func TestFitSections(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := classes.FitOptions{Seed: 3, Workers: 2}
-	got, err := fitWith(t, []string{"--loop-shape", "sized", "--loop-init", path, "--loop-epochs", "2", "--loop-sections", "2"}, train, val, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := loop.DefaultConfig()
-	cfg.Structure, cfg.InitLinear, cfg.Epochs = loop.Sized(L), fir.Lin, 2
-	cfg.Structure.P1 = 2
-	cfg.Seed, cfg.Workers = 3, 2
-	want, err := loop.Train(context.Background(), cfg, train, val)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := got.(*loopclass.Model)
-	if len(m.Mean) != 1 || m.Mean[0].P1 != 2 || !slices.Equal(m.Mean[0].Flatten(), want.Model.Flatten()) {
-		t.Errorf("--loop-sections 2: not loop.Train's loop with two sections")
-	}
-	if _, err := fitWith(t, []string{"--loop-sections", "-1"}, train, val, opt); !errors.Is(err, classes.ErrSettings) {
-		t.Errorf("--loop-sections -1: %v; want ErrSettings", err)
+	for _, tc := range []struct {
+		flag, value, bad string
+		edit             func(*loop.Structure)
+	}{
+		{"--loop-sections", "2", "-1", func(s *loop.Structure) { s.P1 = 2 }},
+		{"--loop-states", "3", "-2", func(s *loop.Structure) { s.S = 3 }},
+	} {
+		got, err := fitWith(t, []string{"--loop-shape", "sized", "--loop-init", path, "--loop-epochs", "2", tc.flag, tc.value}, train, val, opt)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.flag, tc.value, err)
+		}
+		cfg := loop.DefaultConfig()
+		cfg.Structure, cfg.InitLinear, cfg.Epochs = loop.Sized(L), fir.Lin, 2
+		tc.edit(&cfg.Structure)
+		cfg.Seed, cfg.Workers = 3, 2
+		want, err := loop.Train(context.Background(), cfg, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := got.(*loopclass.Model)
+		if len(m.Mean) != 1 || !reflect.DeepEqual(m.Mean[0].Structure, cfg.Structure) || !slices.Equal(m.Mean[0].Flatten(), want.Model.Flatten()) {
+			t.Errorf("%s %s: not loop.Train's loop of structure %+v", tc.flag, tc.value, cfg.Structure)
+		}
+		if _, err := fitWith(t, []string{tc.flag, tc.bad}, train, val, opt); !errors.Is(err, classes.ErrSettings) {
+			t.Errorf("%s %s: %v; want ErrSettings", tc.flag, tc.bad, err)
+		}
 	}
 }
