@@ -28,7 +28,15 @@ type Config struct {
 	Patience  int     // epochs without a better validation Fit before stopping (0: none)
 	Batch     int     // windows per Adam step
 	LR        float64 // Adam learning rate
-	Clip      float64 // global gradient-norm clip (0: none)
+	// LRDecay makes the learning rate fall along a half cosine from LR to
+	// (1−LRDecay)·LR over the planned epochs: Epochs, or fewer when
+	// MaxSamples ends training sooner (Loshchilov and Hutter's schedule,
+	// without restarts). At a constant rate the validation Fit of a loop
+	// swings by several points from epoch to epoch, and early stopping
+	// keeps whichever epoch happened to land high; the falling rate lets
+	// the last epochs settle. 0 keeps LR constant.
+	LRDecay float64
+	Clip    float64 // global gradient-norm clip (0: none)
 	// Window and BurnIn cut records longer than Window+BurnIn into windows
 	// of Window scored samples, each simulated from rest BurnIn samples
 	// earlier (at least the model's memory, Structure.Memory, so that the
@@ -61,7 +69,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Structure: Sized(64),
-		Epochs:    600, Patience: 40, Batch: 8, LR: 1e-2, Clip: 1, Window: 500, BurnIn: 100, MaxSamples: 20_000_000, Seed: 1,
+		Epochs:    600, Patience: 40, Batch: 8, LR: 1e-2, LRDecay: 0.98, Clip: 1, Window: 500, BurnIn: 100, MaxSamples: 20_000_000, Seed: 1,
 	}
 }
 
@@ -135,9 +143,14 @@ func Runs(L int, seed uint64) []Run {
 }
 
 // Quick shortens cfg's schedule for a first look: 150 epochs at most,
-// patience 20, 3e6 samples simulated.
+// patience 20, 3e6 samples simulated, at a constant learning rate. Such a
+// budget ends after a few dozen epochs on most records, too few for a
+// falling rate: on the plant zoo's quick cases (docs/BENCHMARKS.md,
+// session 20) the decay of DefaultConfig lowered the validation Fit
+// there, while it raised it at the full budget.
 func Quick(cfg Config) Config {
 	cfg.Epochs, cfg.Patience, cfg.MaxSamples = min(cfg.Epochs, 150), min(cfg.Patience, 20), 3_000_000
+	cfg.LRDecay = 0
 	return cfg
 }
 
@@ -153,6 +166,8 @@ func (c Config) Check() error {
 		return fmt.Errorf("%w: patience, burn-in, max samples, skip, val skip and workers must be ≥ 0", ErrConfig)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0) || c.Clip < 0:
 		return fmt.Errorf("%w: lr %g must be > 0 and finite, clip %g ≥ 0", ErrConfig, c.LR, c.Clip)
+	case !(c.LRDecay >= 0 && c.LRDecay < 1):
+		return fmt.Errorf("%w: learning-rate decay %g must be in [0, 1)", ErrConfig, c.LRDecay)
 	}
 	return nil
 }
@@ -256,6 +271,7 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		}
 	}
 	simulated := 0
+	lr := lrSchedule(cfg, wins, order)
 	res := &Result{}
 	var runErr error
 epochs:
@@ -275,7 +291,7 @@ epochs:
 				simulated += wins[i].hi - wins[i].lo
 			}
 			optim.ClipNorm(g, cfg.Clip)
-			opt.Step(theta, g, cfg.LR, 0)
+			opt.Step(theta, g, lr(ep), 0)
 			if err := m.SetFlat(theta); err != nil {
 				return nil, err
 			}
@@ -306,6 +322,29 @@ epochs:
 	}
 	res.Model, res.ValFit = m, bestFit
 	return res, runErr
+}
+
+// lrSchedule returns the learning rate of each epoch: cfg.LR falling by
+// cfg.LRDecay along a half cosine over the planned epochs, the epochs
+// cfg.MaxSamples allows when it ends training before cfg.Epochs.
+func lrSchedule(cfg Config, wins []window, order []int) func(epoch int) float64 {
+	planned := cfg.Epochs
+	if cfg.MaxSamples > 0 {
+		perEpoch := 0
+		for _, i := range order {
+			perEpoch += wins[i].hi - wins[i].lo
+		}
+		if perEpoch > 0 {
+			planned = min(planned, (cfg.MaxSamples+perEpoch-1)/perEpoch)
+		}
+	}
+	return func(epoch int) float64 {
+		if cfg.LRDecay == 0 || planned <= 1 {
+			return cfg.LR
+		}
+		x := float64(min(epoch, planned-1)) / float64(planned-1)
+		return cfg.LR * (1 - cfg.LRDecay*(1-math.Cos(math.Pi*x))/2)
+	}
 }
 
 // init draws the initial parameters: Glorot weights, output biases of 1 (so

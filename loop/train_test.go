@@ -86,6 +86,9 @@ func TestConfigCheck(t *testing.T) {
 		"no branch":      func(c *Config) { c.Structure.B1, c.Structure.B2 = 0, 0 },
 		"no window":      func(c *Config) { c.Structure.R1, c.Structure.R2 = 0, 0 },
 		"lr":             func(c *Config) { c.LR = 0 },
+		"decay 1":        func(c *Config) { c.LRDecay = 1 },
+		"decay < 0":      func(c *Config) { c.LRDecay = -0.1 },
+		"decay NaN":      func(c *Config) { c.LRDecay = math.NaN() },
 		"epochs":         func(c *Config) { c.Epochs = 0 },
 		"taps":           func(c *Config) { c.Structure.T1 = 0 },
 	} {
@@ -98,6 +101,63 @@ func TestConfigCheck(t *testing.T) {
 	}
 	if _, err := Train(context.Background(), good, &data.Dataset{}, nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("no data: err %v", err)
+	}
+}
+
+// TestLRSchedule: the rate starts at LR, falls monotonically to
+// (1−LRDecay)·LR at the last planned epoch and stays there; the plan is
+// Epochs, or the epochs MaxSamples allows when fewer; no decay (and Quick)
+// keeps LR.
+func TestLRSchedule(t *testing.T) {
+	// two records of 300 samples: windows of 300 samples a pass, and
+	// ⌈16/1⌉ = 16 passes an epoch at batch 1 (minSteps): 4800 samples
+	wins := []window{{rec: 0, hi: 300}, {rec: 1, hi: 300}}
+	var order []int
+	for range 8 {
+		order = append(order, 0, 1)
+	}
+	for _, tc := range []struct {
+		name               string
+		epochs, maxSamples int
+		decay              float64
+		wantPlanned        int // last epoch of the fall, counting from 1
+	}{
+		{"epochs bound", 50, 0, 0.98, 50},
+		{"samples bound", 600, 4800 * 30, 0.98, 30},
+		{"samples bound, partial epoch", 600, 4800*30 + 1, 0.9, 31},
+		{"epochs below the sample bound", 20, 4800 * 30, 0.5, 20},
+		{"constant", 50, 0, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Epochs, cfg.MaxSamples, cfg.LRDecay, cfg.LR = tc.epochs, tc.maxSamples, tc.decay, 0.01
+			lr := lrSchedule(cfg, wins, order)
+			if got := lr(0); got != cfg.LR {
+				t.Errorf("epoch 0: rate %g, want %g", got, cfg.LR)
+			}
+			end := cfg.LR * (1 - tc.decay)
+			for ep := 1; ep < tc.epochs+10; ep++ {
+				prev, got := lr(ep-1), lr(ep)
+				if got > prev {
+					t.Fatalf("epoch %d: rate %g rose from %g", ep, got, prev)
+				}
+				if ep >= tc.wantPlanned-1 && math.Abs(got-end) > 1e-15 {
+					t.Fatalf("epoch %d: rate %g, want the floor %g", ep, got, end)
+				}
+				if ep < tc.wantPlanned-1 && !(got > end) {
+					t.Fatalf("epoch %d: rate %g already at the floor %g (planned %d epochs)", ep, got, end, tc.wantPlanned)
+				}
+			}
+			// the middle of the plan is the mean of start and floor
+			if p := tc.wantPlanned; p%2 == 1 && p > 1 {
+				if got, want := lr((p-1)/2), (cfg.LR+end)/2; math.Abs(got-want) > 1e-15 {
+					t.Errorf("mid-plan rate %g, want %g", got, want)
+				}
+			}
+		})
+	}
+	if q := Quick(DefaultConfig()); q.LRDecay != 0 {
+		t.Errorf("Quick keeps a decay of %g", q.LRDecay)
 	}
 }
 

@@ -67,7 +67,7 @@ func loopFlags(cfg loop.Config, L int, fir []float64) (map[string]any, error) {
 		got, want float64
 	}{
 		{"patience", float64(cfg.Patience), float64(d.Patience)}, {"batch", float64(cfg.Batch), float64(d.Batch)},
-		{"learning rate", cfg.LR, d.LR}, {"clip", cfg.Clip, d.Clip}, {"window", float64(cfg.Window), float64(d.Window)},
+		{"learning rate", cfg.LR, d.LR}, {"learning-rate decay", cfg.LRDecay, d.LRDecay}, {"clip", cfg.Clip, d.Clip}, {"window", float64(cfg.Window), float64(d.Window)},
 		{"burn-in", float64(cfg.BurnIn), float64(d.BurnIn)}, {"sample bound", float64(cfg.MaxSamples), float64(d.MaxSamples)},
 	} {
 		if f.got != f.want {

@@ -70,6 +70,7 @@ func TestLoopPlan(t *testing.T) {
 	}{
 		{"patience", runs(16, func(c *loop.Config) { c.Patience = 3 }), "patience"},
 		{"window", runs(16, func(c *loop.Config) { c.Window = 50 }), "window"},
+		{"constant rate", runs(16, func(c *loop.Config) { c.LRDecay = 0 }), "learning-rate decay"},
 		{"other memory", runs(32, nil), "no shape"},
 		{"other taps", runs(16, func(c *loop.Config) { c.InitLinear = slices.Clone(fir.Lin) }), "initial taps"},
 		{"no workers", runs(16, func(c *loop.Config) { c.Workers = 0 }), "workers"},
