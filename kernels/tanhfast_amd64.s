@@ -24,11 +24,11 @@ DATA tanhf<>+96(SB)/8, $0xc000000000000000
 DATA tanhf<>+104(SB)/8, $0xc000000000000000
 DATA tanhf<>+112(SB)/8, $0xc000000000000000
 DATA tanhf<>+120(SB)/8, $0xc000000000000000
-// log2e
-DATA tanhf<>+128(SB)/8, $0x3ff71547652b82fe
-DATA tanhf<>+136(SB)/8, $0x3ff71547652b82fe
-DATA tanhf<>+144(SB)/8, $0x3ff71547652b82fe
-DATA tanhf<>+152(SB)/8, $0x3ff71547652b82fe
+// m2log2e = −2·log2e
+DATA tanhf<>+128(SB)/8, $0xc0071547652b82fe
+DATA tanhf<>+136(SB)/8, $0xc0071547652b82fe
+DATA tanhf<>+144(SB)/8, $0xc0071547652b82fe
+DATA tanhf<>+152(SB)/8, $0xc0071547652b82fe
 // magic
 DATA tanhf<>+160(SB)/8, $0x4338000000000000
 DATA tanhf<>+168(SB)/8, $0x4338000000000000
@@ -138,28 +138,37 @@ loop:
 	VANDPD tanhf<>+0(SB), Y0, Y1
 	// a = min(20, |x|); a NaN |x| is kept (the second source).
 	VMINPD Y1, Y15, Y1
+	// k = round(a·(−2·log2e)) by the 1.5·2^52 trick: its low bits hold k;
+	// −2a alongside.
+	VMULPD tanhf<>+128(SB), Y1, Y3
 	VMULPD tanhf<>+96(SB), Y1, Y2
-	// k = round(−2a·log2e) by the 1.5·2^52 trick: its low bits hold k.
-	VMULPD tanhf<>+128(SB), Y2, Y3
 	VADDPD Y13, Y3, Y3
 	VSUBPD Y13, Y3, Y4
 	// r = −2a − k·ln2 (two parts).
 	VFNMADD231PD tanhf<>+192(SB), Y4, Y2
 	VFNMADD231PD tanhf<>+224(SB), Y4, Y2
-	// p = expm1(r) = r + r²·(1/2! + r/3! + … + r^11/13!).
+	// p = expm1(r) = r + r²·q, q = c2 + c3·r + … + c13·r^11 by Estrin:
+	// e_j = c(2j+2) + c(2j+3)·r, f = e + e'·r², q = f0 + f1·r⁴ + f2·r⁸.
 	VMULPD Y2, Y2, Y5
-	VMOVUPD tanhf<>+320(SB), Y6
-	VFMADD213PD tanhf<>+352(SB), Y2, Y6
-	VFMADD213PD tanhf<>+384(SB), Y2, Y6
-	VFMADD213PD tanhf<>+416(SB), Y2, Y6
-	VFMADD213PD tanhf<>+448(SB), Y2, Y6
-	VFMADD213PD tanhf<>+480(SB), Y2, Y6
-	VFMADD213PD tanhf<>+512(SB), Y2, Y6
-	VFMADD213PD tanhf<>+544(SB), Y2, Y6
-	VFMADD213PD tanhf<>+576(SB), Y2, Y6
-	VFMADD213PD tanhf<>+608(SB), Y2, Y6
-	VFMADD213PD tanhf<>+640(SB), Y2, Y6
+	VMOVUPD tanhf<>+640(SB), Y6
 	VFMADD213PD tanhf<>+672(SB), Y2, Y6
+	VMOVUPD tanhf<>+576(SB), Y7
+	VFMADD213PD tanhf<>+608(SB), Y2, Y7
+	VMOVUPD tanhf<>+512(SB), Y8
+	VFMADD213PD tanhf<>+544(SB), Y2, Y8
+	VMOVUPD tanhf<>+448(SB), Y9
+	VFMADD213PD tanhf<>+480(SB), Y2, Y9
+	VMOVUPD tanhf<>+384(SB), Y10
+	VFMADD213PD tanhf<>+416(SB), Y2, Y10
+	VMOVUPD tanhf<>+320(SB), Y11
+	VFMADD213PD tanhf<>+352(SB), Y2, Y11
+	VMULPD Y5, Y5, Y1
+	VMULPD Y1, Y1, Y4
+	VFMADD231PD Y7, Y5, Y6
+	VFMADD231PD Y9, Y5, Y8
+	VFMADD231PD Y11, Y5, Y10
+	VFMADD231PD Y8, Y1, Y6
+	VFMADD231PD Y10, Y4, Y6
 	VFMADD213PD Y2, Y5, Y6
 	// 2^k from k's bits.
 	VPADDQ tanhf<>+288(SB), Y3, Y3
