@@ -47,3 +47,9 @@ func mulAddT(dst, a, b *float64, n int)
 
 //go:noescape
 func mul2AddT(dst, a, b, c, d *float64, n int)
+
+//go:noescape
+func corrT4(dst, h, xT *float64, blocks, m, S int)
+
+//go:noescape
+func interleave4(xT, x *float64, rows, S int)
