@@ -9,7 +9,8 @@
 // rows j = 8b … 8b+7: dst[j+lS] = Σ_{i<m} h[i]·xT[4(j+i)+l], accumulated in
 // tap order with one rounding per tap (VFMADD231PD) from 0, as corr32FMA.
 // Every load of x is an aligned row, where corr32FMA's loads step by one
-// value and three in eight cross a cache line. The eight accumulators (one
+// value and three in eight cross a cache line, and it serves two taps (nine
+// rows for sixteen FMAs instead of sixteen). The eight accumulators (one
 // row each) are transposed at the end of the block into four runs of eight
 // outputs, one per segment. m ≥ 1.
 TEXT ·corrT4(SB), NOSPLIT, $0-48
@@ -36,8 +37,48 @@ block:
 	MOVQ SI, R11
 	MOVQ R8, R10
 	MOVQ DX, R12
+	SHRQ $1, R12
+	JEQ  tail
 
-tap:
+	// Two taps a pass: rows j+i … j+i+8 are each loaded once and serve
+	// tap i for one accumulator and tap i+1 for the one before it, so every
+	// accumulator still takes its taps in order.
+pair:
+	VBROADCASTSD (R11), Y8
+	VBROADCASTSD 8(R11), Y9
+	VMOVAPD (R10), Y10
+	VFMADD231PD Y10, Y8, Y0
+	VMOVAPD 32(R10), Y11
+	VFMADD231PD Y11, Y8, Y1
+	VFMADD231PD Y11, Y9, Y0
+	VMOVAPD 64(R10), Y10
+	VFMADD231PD Y10, Y8, Y2
+	VFMADD231PD Y10, Y9, Y1
+	VMOVAPD 96(R10), Y11
+	VFMADD231PD Y11, Y8, Y3
+	VFMADD231PD Y11, Y9, Y2
+	VMOVAPD 128(R10), Y10
+	VFMADD231PD Y10, Y8, Y4
+	VFMADD231PD Y10, Y9, Y3
+	VMOVAPD 160(R10), Y11
+	VFMADD231PD Y11, Y8, Y5
+	VFMADD231PD Y11, Y9, Y4
+	VMOVAPD 192(R10), Y10
+	VFMADD231PD Y10, Y8, Y6
+	VFMADD231PD Y10, Y9, Y5
+	VMOVAPD 224(R10), Y11
+	VFMADD231PD Y11, Y8, Y7
+	VFMADD231PD Y11, Y9, Y6
+	VFMADD231PD 256(R10), Y9, Y7
+	ADDQ $16, R11
+	ADDQ $64, R10
+	DECQ R12
+	JNZ  pair
+
+tail:
+	// An odd last tap.
+	TESTQ $1, DX
+	JEQ  store
 	VBROADCASTSD (R11), Y8
 	VFMADD231PD (R10), Y8, Y0
 	VFMADD231PD 32(R10), Y8, Y1
@@ -47,11 +88,8 @@ tap:
 	VFMADD231PD 160(R10), Y8, Y5
 	VFMADD231PD 192(R10), Y8, Y6
 	VFMADD231PD 224(R10), Y8, Y7
-	ADDQ $8, R11
-	ADDQ $32, R10
-	DECQ R12
-	JNZ  tap
 
+store:
 	// Rows j…j+3 (Y0…Y3) to segments: segment l gets lane l of each.
 	VUNPCKLPD Y1, Y0, Y8
 	VUNPCKHPD Y1, Y0, Y9
