@@ -61,9 +61,10 @@
 //
 // # Cost of the graph
 //
-// A full-batch epoch spends its time in the Backend; the graph's own cost is
-// a fixed ≈ 5–7 µs per step (docs/BENCHMARKS.md, session 20). It was
-// 25–50 µs with TapeMachine.RunAll, which locks the calling thread and runs
+// A full-batch epoch spends its time in the Backend; a 1-sample step, the
+// graph's fixed cost with the kernels' calls, takes ≈ 8 µs of CPU
+// (BenchmarkStepOverhead, docs/BENCHMARKS.md session 20). It was 22–34 µs
+// with TapeMachine.RunAll, which locks the calling thread and runs
 // the program on another goroutine: two OS-thread hand-offs per run. The
 // package's machine calls the same ops' Do in the same order on the calling
 // goroutine, with the same bits (TestMachineMatchesTape).
