@@ -2,10 +2,12 @@
 # One Adam mini-batch step (8 × 250, m_N = 10, m_G = 50), Go against PyTorch
 # eager on the same CPU cores, alternating, ROUNDS rounds (issue 28's step
 # target). Go: graph.BenchmarkMiniBatchStep (forward and backward of the
-# open-loop loss to θ_N's gradient; ns/op is the mean over 1000 steps) at
-# GOMAXPROCS 1 and 2. PyTorch: bench/torch_nfir.py --bench step, the same
-# computation (min, median and mean of 1000 steps) with 1 and 2 threads,
-# float32 and float64. Run from the repository root:
+# open-loop loss to θ_N's gradient; ns/op is the mean over 1000 steps,
+# min-ms and median-ms the fastest and the median step's wall time,
+# cpu-ms/op the process CPU time per step) at GOMAXPROCS 1 and 2. PyTorch:
+# bench/torch_nfir.py --bench step, the same computation (min, median and
+# mean of 1000 steps) with 1 and 2 threads, float32 and float64. Run from the
+# repository root:
 #   [REPS=1000] sh bench/step_peer.sh [ROUNDS] [PYTHON]
 set -eu
 # OpenMP threads wait passively: its default spin-wait makes torch's 2-thread

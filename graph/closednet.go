@@ -40,8 +40,8 @@ type closedGraph struct {
 	loss       *mseOp
 	dtheta     *G.Node
 	dg, dlin   *G.Node // tapsGrad only
-	full       G.VM    // rollout, loss and BPTT
-	sim        G.VM    // rollout only
+	full       vm      // rollout, loss and BPTT
+	sim        vm      // rollout only
 }
 
 // NewClosedLoop returns the closed-loop (BPTT) graph builder for m's
@@ -121,12 +121,12 @@ func (c *ClosedLoopNet) build(rows int) (*closedGraph, error) {
 			cg.dlin = grads[2]
 		}
 	}
-	prog, locMap, err := G.CompileFunction(g, args, G.Nodes{yh})
-	if err != nil {
-		return nil, fmt.Errorf("graph: compile simulation: %w", err)
+	if cg.sim, err = newVM(g, args, G.Nodes{yh}); err != nil {
+		return nil, fmt.Errorf("graph: simulation: %w", err)
 	}
-	cg.sim = G.NewTapeMachine(g, G.WithPrecompiled(prog, locMap))
-	cg.full = G.NewTapeMachine(g)
+	if cg.full, err = newVM(g, nil, nil); err != nil {
+		return nil, err
+	}
 	return cg, nil
 }
 
@@ -168,10 +168,10 @@ func (c *ClosedLoopNet) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float
 	if err := G.Let(cg.y, newDense(b.Y, len(b.Y))); err != nil {
 		return 0, fmt.Errorf("graph: bind y: %w", err)
 	}
-	if err := run(cg.full); err != nil {
+	if err := cg.full.run(); err != nil {
 		return 0, err
 	}
-	d, err := floats(cg.dtheta.Value(), "gradient")
+	d, err := floats(cg.full.value(cg.dtheta), "gradient")
 	if err != nil {
 		return 0, err
 	}
@@ -186,7 +186,7 @@ func (c *ClosedLoopNet) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float
 		if p.n == nil {
 			continue
 		}
-		d, err := floats(p.n.Value(), "gradient")
+		d, err := floats(cg.full.value(p.n), "gradient")
 		if err != nil {
 			return 0, err
 		}
@@ -218,7 +218,7 @@ func (c *ClosedLoopNet) Simulate(b *Batch, theta, g, lin, y []float64) error {
 		return err
 	}
 	cg.bind(b, theta, g, lin)
-	if err := run(cg.sim); err != nil {
+	if err := cg.sim.run(); err != nil {
 		return err
 	}
 	copy(y, cg.op.y)

@@ -1,7 +1,8 @@
 // Package graph is the NFIR model as a gorgonia computation graph: the
 // lifting MLP, the bank of branch convolutions, the parallel linear FIR and
 // the MSE loss, differentiated by gorgonia's symbolic differentiation
-// (G.Grad) and run by a TapeMachine, for the trainer's Adam steps on θ_N
+// (G.Grad) and run node by node on the calling goroutine (machine.go; the
+// TapeMachine is the tested reference), for the trainer's Adam steps on θ_N
 // (OpenLoop, q from the data) and the final backpropagation-through-time
 // pass (ClosedLoopNet, q(t) = ŷ(t−1)).
 //
@@ -52,18 +53,21 @@
 // run's gradient into the dual value of each parameter, and the Backend's
 // backward kernels add into dw, db, dg and dθ. Without care the second step
 // returns the sum of two gradients. Here no dual values are bound (the
-// gradients are read from the gradient nodes, which each run overwrites),
-// every gradient op clears its accumulators before its kernel call, and
-// every run starts with Reset (a TapeMachine resumes where it stopped, so a
-// second RunAll without it would silently do nothing). A test checks that
-// two consecutive identical calls give bit-identical gradients.
+// gradients are read from the gradient nodes' values, which each run
+// overwrites), every gradient op clears its accumulators before its kernel
+// call, and a TapeMachine is Reset before every run (it resumes where it
+// stopped, so a second RunAll without it would silently do nothing). A test
+// checks that two consecutive identical calls give bit-identical gradients.
 //
 // # Cost of the graph
 //
-// A full-batch epoch spends its time in the Backend; the graph's own cost is
-// a fixed ≈ 30–80 µs per step (docs/BENCHMARKS.md), mostly the two OS-thread
-// hand-offs of TapeMachine.RunAll, which locks the calling thread and runs
-// the program on another goroutine.
+// A full-batch epoch spends its time in the Backend; a 1-sample step, the
+// graph's fixed cost with the kernels' calls, takes ≈ 8 µs of CPU
+// (BenchmarkStepOverhead, docs/BENCHMARKS.md session 20). It was 22–34 µs
+// with TapeMachine.RunAll, which locks the calling thread and runs
+// the program on another goroutine: two OS-thread hand-offs per run. The
+// package's machine calls the same ops' Do in the same order on the calling
+// goroutine, with the same bits (TestMachineMatchesTape).
 //
 // An OpenLoop or ClosedLoopNet is not safe for concurrent use; the parallel
 // work is inside the Backend.

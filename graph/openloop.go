@@ -18,7 +18,7 @@ const maxCached = 8
 // lifting MLP (DenseTanh ops, or one Lift op on a featureMajor backend) →
 // branch-convolution bank (BranchConv op)
 // [+ linear FIR] → MSE, and its gradient w.r.t. θ_N built by gorgonia's
-// symbolic differentiation. One graph and its TapeMachines are compiled per
+// symbolic differentiation. One graph and its machines are compiled per
 // batch size (rows) and reused; the parameters, the taps and the batch are
 // values bound to the graph's input nodes before every run.
 //
@@ -53,9 +53,9 @@ type openGraph struct {
 	yh     []float64    // output buffer of the op computing ŷ
 	loss   *mseOp
 	grads  G.Nodes // dw0, db0, dw1, db1, … (Flatten order)
-	full   G.VM    // forward + backward
-	gainsM G.VM    // forward of the MLP only
-	outM   G.VM    // forward to ŷ
+	full   vm      // forward + backward
+	gainsM vm      // forward of the MLP only
+	outM   vm      // forward to ŷ
 }
 
 // NewOpenLoop returns the open-loop graph builder for m's structure (its
@@ -146,11 +146,9 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 		og.yh = lop.y
 	}
 	// The output-only machine: the forward part of the graph up to ŷ.
-	prog, locMap, err := G.CompileFunction(g, G.Nodes{og.u}, G.Nodes{yh})
-	if err != nil {
-		return nil, fmt.Errorf("graph: compile output: %w", err)
+	if og.outM, err = newVM(g, G.Nodes{og.u}, G.Nodes{yh}); err != nil {
+		return nil, fmt.Errorf("graph: output: %w", err)
 	}
-	og.outM = G.NewTapeMachine(g, G.WithPrecompiled(prog, locMap))
 	og.loss = newMSE(rows)
 	loss, err := G.ApplyOp(og.loss, yh, og.y)
 	if err != nil {
@@ -173,15 +171,15 @@ func (o *OpenLoop) build(rows int) (*openGraph, error) {
 	if mN > 0 {
 		// The gains-only machine: the MLP part of the same graph.
 		in := append(G.Nodes{og.x}, wrt[:nParams]...)
-		prog, locMap, err := G.CompileFunction(g, in, G.Nodes{h})
-		if err != nil {
-			return nil, fmt.Errorf("graph: compile gains: %w", err)
+		if og.gainsM, err = newVM(g, in, G.Nodes{h}); err != nil {
+			return nil, fmt.Errorf("graph: gains: %w", err)
 		}
-		og.gainsM = G.NewTapeMachine(g, G.WithPrecompiled(prog, locMap))
 	}
 	// No BindDualValues: the gradients are read from the gradient nodes,
 	// which every run overwrites, so nothing accumulates across runs.
-	og.full = G.NewTapeMachine(g)
+	if og.full, err = newVM(g, nil, nil); err != nil {
+		return nil, err
+	}
 	return og, nil
 }
 
@@ -244,17 +242,6 @@ func (og *openGraph) bind(b *Batch, theta, g, lin []float64) error {
 	return nil
 }
 
-// run resets a machine and runs its whole program. Reset matters: a
-// TapeMachine resumes where it stopped, so without it a second RunAll would
-// do nothing and return the previous step's values.
-func run(m G.VM) error {
-	m.Reset()
-	if err := m.RunAll(); err != nil {
-		return fmt.Errorf("graph: run: %w", err)
-	}
-	return nil
-}
-
 // LossGrad sets θ_N (Flatten order) and the taps (g, lin) as values, runs
 // forward and backward, returns the MSE loss (mean over the batch's samples
 // of (ŷ − y)², with q from the data for FB models) and writes dL/dθ_N into
@@ -282,7 +269,7 @@ func (o *OpenLoop) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float64) (
 	if err := og.bind(b, theta, g, lin); err != nil {
 		return 0, err
 	}
-	if err := run(og.full); err != nil {
+	if err := og.full.run(); err != nil {
 		return 0, err
 	}
 	// Gather the gradients: θ_N's layers in Flatten order, then (tapsGrad)
@@ -308,7 +295,7 @@ func (o *OpenLoop) lossGrad(b *Batch, theta, g, lin, grad, dg, dlin []float64) (
 		return 0, fmt.Errorf("%w: %d gradient nodes for %d gradients", ErrShape, len(og.grads), len(dsts))
 	}
 	for i, gn := range og.grads {
-		d, err := floats(gn.Value(), "gradient")
+		d, err := floats(og.full.value(gn), "gradient")
 		if err != nil {
 			return 0, fmt.Errorf("graph: gradient %d: %w", i, err)
 		}
@@ -339,7 +326,7 @@ func (o *OpenLoop) Output(b *Batch, theta, g, lin, y []float64) error {
 	if err := og.bind(b, theta, g, lin); err != nil {
 		return err
 	}
-	if err := run(og.outM); err != nil {
+	if err := og.outM.run(); err != nil {
 		return err
 	}
 	copy(y, og.yh)
@@ -371,7 +358,7 @@ func (o *OpenLoop) Gains(b *Batch, theta []float64, n []float64) error {
 	if err := G.Let(og.x, newDense(b.X, rows, len(b.X)/rows)); err != nil {
 		return fmt.Errorf("graph: bind X: %w", err)
 	}
-	if err := run(og.gainsM); err != nil {
+	if err := og.gainsM.run(); err != nil {
 		return err
 	}
 	if og.lift == nil {

@@ -206,9 +206,9 @@ func (o *pickOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 }
 
 // call runs a Backend call and turns a panic into an error. The kernels
-// panic on inconsistent dimensions (a programming error), and gorgonia runs
-// the ops on a goroutine of its own, where a panic could not be recovered by
-// the caller of RunAll: it would end the program.
+// panic on inconsistent dimensions (a programming error), and a TapeMachine
+// runs the ops on a goroutine of its own, where a panic could not be
+// recovered by the caller of RunAll: it would end the program.
 func call(op string, f func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -47,3 +47,15 @@ func mulAddT(dst, a, b *float64, n int)
 
 //go:noescape
 func mul2AddT(dst, a, b, c, d *float64, n int)
+
+//go:noescape
+func corrT4(dst, h, xT *float64, blocks, m, S int)
+
+//go:noescape
+func interleave4(xT, x *float64, rows, S int)
+
+// haveAVX512 reports AVX-512F, which tanh8Fast needs.
+var haveAVX512 = haveFMA && cpu.X86.HasAVX512F
+
+//go:noescape
+func tanh8Fast(dst, x *float64, blocks int)

@@ -31,3 +31,11 @@ func mulT(dst, a, b *float64, n int) { panic("kernels: no vector kernel") }
 func mulAddT(dst, a, b *float64, n int) { panic("kernels: no vector kernel") }
 
 func mul2AddT(dst, a, b, c, d *float64, n int) { panic("kernels: no vector kernel") }
+
+func corrT4(dst, h, xT *float64, blocks, m, S int) { panic("kernels: no FMA kernel on this platform") }
+
+func interleave4(xT, x *float64, rows, S int) { panic("kernels: no vector kernel") }
+
+const haveAVX512 = false
+
+func tanh8Fast(dst, x *float64, blocks int) { panic("kernels: no vector tanh on this platform") }

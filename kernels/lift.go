@@ -257,15 +257,17 @@ func (c *CPU) ConvForwardT(s Seqs, mN, mG int, u, n, g, z, y []float64) {
 	sc := c.get(c.seqWorkers(s))
 	grev := reversed(&sc[0].e, g[:mN*mG], mN, mG)
 	overSeqs(sc, s, nil, func(sc *scratch, o, T int) {
-		W := buf(&sc.a, mG-1+T)
+		// W is padded with zeros for corrT's interleaved segments.
+		W := buf(&sc.a, corrTPad(T, mG))
 		clear(W[:mG-1])
-		w := W[mG-1:]
+		clear(W[mG-1+T:])
+		w := W[mG-1 : mG-1+T]
 		uo, yo := u[o:o+T], y[o:o+T]
 		clear(yo)
 		for j := range mN {
 			nj, zj := n[j*N+o:j*N+o+T], z[j*N+o:j*N+o+T]
 			mulRow(w, nj, uo)
-			corr(zj, grev[j*mG:(j+1)*mG], W)
+			corrT(zj, grev[j*mG:(j+1)*mG], W, &sc.f)
 			mulAddRow(yo, nj, zj)
 		}
 	})
@@ -292,7 +294,7 @@ func (c *CPU) ConvBackwardT(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64
 			zbuf(&sc.acc, mN*mG)
 		}
 	}, func(sc *scratch, o, T int) {
-		V := buf(&sc.a, T+mG-1)
+		V := buf(&sc.a, corrTPad(T, mG))
 		clear(V[T:])
 		v := V[:T]
 		C := buf(&sc.b, T)
@@ -305,7 +307,7 @@ func (c *CPU) ConvBackwardT(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64
 		for j := range mN {
 			nj, zj, dnj := n[j*N+o:j*N+o+T], z[j*N+o:j*N+o+T], dn[j*N+o:j*N+o+T]
 			mulRow(v, dyo, nj)
-			corr(C, g[j*mG:(j+1)*mG], V)
+			corrT(C, g[j*mG:(j+1)*mG], V, &sc.f)
 			mul2AddRow(dnj, dyo, zj, uo, C)
 			if withDg {
 				mulRow(wp[mG-1:], nj, uo)

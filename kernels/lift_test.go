@@ -30,9 +30,9 @@ func bitsEqual(t *testing.T, what string, got, want []float64) {
 
 // setFastDense switches the vector dense kernels and returns the restore.
 func setFastDense(fast bool) func() {
-	old := fastDense
-	fastDense = fast && haveFMA
-	return func() { fastDense = old }
+	old, oldT := fastDense, fastCorrT
+	fastDense, fastCorrT = fast && haveFMA, fast && haveFMA
+	return func() { fastDense, fastCorrT = old, oldT }
 }
 
 // liftCase is one network and batch for the lift kernels' tests.

@@ -4,7 +4,7 @@
 
 // func fmaPeak(n int)
 //
-// n rounds of 10 independent VFMADD231PD chains on YMM registers: 160 flops
+// n rounds of 10 independent VFMADD231PD chains on YMM registers: 80 flops
 // a round, no memory traffic. It measures the machine's vector FMA peak
 // (BenchmarkPeakFMA), the yardstick for the kernels' achieved rates.
 TEXT ·fmaPeak(SB), NOSPLIT, $0-8

@@ -12,6 +12,7 @@ import "math"
 var (
 	fastTanh  = haveFMA
 	exactTanh = haveFMA && tanhProbe()
+	wideTanh  = haveAVX512 // tanh8Fast for tanhFast where AVX-512 exists
 )
 
 // tanhTo sets dst[i] = tanh(x[i]) (tanhFast with AVX2 and FMA, math.Tanh
@@ -23,8 +24,14 @@ func tanhTo(dst, x []float64) {
 	if n >= 4 {
 		switch {
 		case fastTanh:
-			tanh4Fast(&dst[0], &x[0], n/4)
-			i = n &^ 3
+			if wideTanh && n >= 8 {
+				tanh8Fast(&dst[0], &x[0], n/8)
+				i = n &^ 7
+			}
+			if i+4 <= n {
+				tanh4Fast(&dst[i], &x[i], (n-i)/4)
+				i = n &^ 3
+			}
 		case exactTanh:
 			tanh4FMA(&dst[0], &x[0], n/4)
 			i = n &^ 3

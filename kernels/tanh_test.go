@@ -77,7 +77,18 @@ func BenchmarkTanh(b *testing.B) {
 		}
 	})
 	fastTanh = true
+	defer func(w bool) { wideTanh = w }(wideTanh)
+	wideTanh = false
 	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			tanhTo(y, x)
+		}
+	})
+	if !haveAVX512 {
+		return
+	}
+	wideTanh = true
+	b.Run("fast8", func(b *testing.B) {
 		for b.Loop() {
 			tanhTo(y, x)
 		}

@@ -42,8 +42,8 @@ func tanhArgs(n int, seed uint64) []float64 {
 
 // TestTanhFast checks tanhFast against math.Tanh to a few ulp on 4 million
 // seeded arguments and the edge cases (signed zeros, subnormals, the clamp,
-// ±Inf, NaN), and tanh4Fast against tanhFast bit for bit through tanhTo,
-// with lengths that leave a scalar tail and in place.
+// ±Inf, NaN), and tanh4Fast and tanh8Fast against tanhFast bit for bit
+// through tanhTo, with lengths that leave a scalar tail and in place.
 func TestTanhFast(t *testing.T) {
 	const maxUlps = 3
 	x := tanhArgs(1<<21, 11)
@@ -76,20 +76,27 @@ func TestTanhFast(t *testing.T) {
 	if !fastTanh {
 		t.Skip("no vector tanh: tanhTo is math.Tanh")
 	}
-	for _, n := range []int{len(x), 1, 3, 5, 7} {
-		got := make([]float64, n)
-		tanhTo(got, x[:n])
-		for i, v := range x[:n] {
-			if w := tanhFast(v); math.Float64bits(got[i]) != math.Float64bits(w) && !(math.IsNaN(w) && math.IsNaN(got[i])) {
-				t.Fatalf("tanh4Fast(%v) = %v, tanhFast gives %v", v, got[i], w)
+	defer func(w bool) { wideTanh = w }(wideTanh)
+	for _, wide := range []bool{false, true} {
+		if wide && !haveAVX512 {
+			continue
+		}
+		wideTanh = wide
+		for _, n := range []int{len(x), 1, 3, 5, 7, 8, 12, 13, 15} {
+			got := make([]float64, n)
+			tanhTo(got, x[:n])
+			for i, v := range x[:n] {
+				if w := tanhFast(v); math.Float64bits(got[i]) != math.Float64bits(w) && !(math.IsNaN(w) && math.IsNaN(got[i])) {
+					t.Fatalf("wide %v: tanhTo(%v) = %v, tanhFast gives %v", wide, v, got[i], w)
+				}
 			}
 		}
-	}
-	y := append([]float64(nil), x[:1001]...)
-	tanhTo(y, y)
-	for i, v := range x[:1001] {
-		if w := tanhFast(v); math.Float64bits(y[i]) != math.Float64bits(w) && !(math.IsNaN(w) && math.IsNaN(y[i])) {
-			t.Fatalf("in place: tanh4Fast(%v) = %v, tanhFast gives %v", v, y[i], w)
+		y := append([]float64(nil), x[:1001]...)
+		tanhTo(y, y)
+		for i, v := range x[:1001] {
+			if w := tanhFast(v); math.Float64bits(y[i]) != math.Float64bits(w) && !(math.IsNaN(w) && math.IsNaN(y[i])) {
+				t.Fatalf("wide %v, in place: tanhTo(%v) = %v, tanhFast gives %v", wide, v, y[i], w)
+			}
 		}
 	}
 }
