@@ -72,7 +72,7 @@ func TestCFFT(t *testing.T) {
 func cabs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
 
 func BenchmarkDCTI(b *testing.B) {
-	for _, n := range []int{1601, 4001} {
+	for _, n := range []int{1601, 4001, 128001} {
 		src := make([]float64, n)
 		for i := range src {
 			src[i] = float64(i%7) - 3

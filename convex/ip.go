@@ -293,17 +293,19 @@ func (ip *ipSolver) mulG(x, out []float64) {
 				o[nf+L+k] = v
 			}
 		}
-		if bl.gridH > 0 {
-			src := bl.gsrc
-			for i := range src {
-				src[i] = 0
-			}
-			src[0] = 2 * g[0]
-			copy(src[1:L], g[1:])
-			go0 := bl.gridOff()
-			bl.dct.Transform(o[go0:go0+bl.gridH+1], src)
-		}
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		L := bl.L
+		g := x[bl.off : bl.off+L]
+		src := bl.gsrc
+		for i := range src {
+			src[i] = 0
+		}
+		src[0] = 2 * g[0]
+		copy(src[1:L], g[1:])
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(out[go0:go0+bl.gridH+1], src)
+	})
 }
 
 // mulGT computes out = Gᵀ z (out has length n and is overwritten).
@@ -311,6 +313,10 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 	for i := range out {
 		out[i] = 0
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(bl.gdst, z[go0:go0+bl.gridH+1])
+	})
 	for _, bl := range ip.blocks {
 		L := bl.L
 		o := out[bl.off : bl.off+L]
@@ -327,7 +333,6 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 		if bl.gridH > 0 {
 			H := bl.gridH
 			zg := zz[bl.gridOff() : bl.gridOff()+H+1]
-			bl.dct.Transform(bl.gdst, zg)
 			// 2Σ_h z_h cos(hπk/H) = DCT[k] + z_0 + (−1)^k z_H
 			sg := 1.0
 			for k := range o {
@@ -349,6 +354,10 @@ func (ip *ipSolver) formM(d []float64) {
 	for i := 0; i < n; i++ {
 		copy(dst.Data[i*dst.Stride+i:i*dst.Stride+n], src.Data[i*src.Stride+i:i*src.Stride+n])
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(bl.gdst, d[go0:go0+bl.gridH+1])
+	})
 	for _, bl := range ip.blocks {
 		L := bl.L
 		w := 2*L - 1
@@ -366,7 +375,6 @@ func (ip *ipSolver) formM(d []float64) {
 		if bl.gridH > 0 {
 			H := bl.gridH
 			dg := dd[bl.gridOff() : bl.gridOff()+H+1]
-			bl.dct.Transform(bl.gdst, dg)
 			for m := range c {
 				mm := m % (2 * H)
 				if mm > H {
