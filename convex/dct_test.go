@@ -113,3 +113,24 @@ func TestCosTable4(t *testing.T) {
 		}
 	}
 }
+
+// TestEval2 checks that eval2 gives bit for bit eval's values at both points.
+func TestEval2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, L := range []int{1, 2, 15, 16, 17, 200, 501} {
+		g := make([]float64, L)
+		for k := range g {
+			g[k] = rng.NormFloat64()
+		}
+		pl := newPoly(g)
+		for range 20 {
+			wa, wb := math.Pi*rng.Float64(), math.Pi*rng.Float64()
+			pa, pa1, pa2, pb, pb1, pb2 := pl.eval2(wa, wb)
+			qa, qa1, qa2 := pl.eval(wa)
+			qb, qb1, qb2 := pl.eval(wb)
+			if pa != qa || pa1 != qa1 || pa2 != qa2 || pb != qb || pb1 != qb1 || pb2 != qb2 {
+				t.Fatalf("L = %d, ω = %v, %v: eval2 differs from eval", L, wa, wb)
+			}
+		}
+	}
+}

@@ -133,6 +133,9 @@ func (b *ipBlock) buildTab() {
 	b.tabOm = append(b.tabOm[:0], b.omega...)
 }
 
+// rowSlackMax is the number of rows up to which setBlocks allocates its vectors with slack.
+const rowSlackMax = 1 << 16
+
 // tabSlackMax is the size (values) up to which buildTab allocates a cosine table with slack.
 const tabSlackMax = 1 << 22
 
@@ -203,11 +206,17 @@ func (ip *ipSolver) setBlocks(blocks []*ipBlock) {
 		}
 	}
 	ip.m = m
+	// The exchange adds a few rows a round: vectors of up to rowSlackMax rows get half their
+	// length to spare, so that they are not reallocated every round.
+	c := m
+	if m <= rowSlackMax {
+		c += m / 2
+	}
 	grow := func(v []float64) []float64 {
 		if cap(v) >= m {
 			return v[:m]
 		}
-		return make([]float64, m)
+		return make([]float64, m, c)
 	}
 	ip.h = grow(ip.h)
 	ip.s = grow(ip.s)
