@@ -30,7 +30,7 @@ type Certificate struct {
 
 // Certify computes the certified minimum over ω ∈ [0, π] of Re G(e^{iω}) = Σ_k g(k)cos(kω).
 //
-// Method: with p(ω) = Re G(ω), p, p′ and p″ are evaluated on the grid ω_i = iπ/N (N ≥ 8·(len(g)−1))
+// Method: with p(ω) = Re G(ω), p, p′ and p″ are evaluated on the grid ω_i = iπ/N (N ≥ 16·(len(g)−1))
 // with a DCT-I and a DST-I. On each cell [a, b] around an evaluation point c, Taylor's theorem
 // gives p(ω) ≥ p(c) + p′(c)t + ½p″(c)t² − M₃|t|³/6 (t = ω − c, M₃ = Σ k³|g(k)| ≥ max|p‴|), so the
 // exact minimum of that quadratic over the cell, less M₃R³/6 and an explicit bound on the rounding
@@ -294,11 +294,21 @@ func certifyBelow(g []float64, thresh, below float64) (c Certificate, ws []float
 	return c, ws, true
 }
 
+// certGrid·(len(g)−1) is about the number of cells of the certificate's grid. Most of a
+// certificate's time goes to the branch and bound over the cells near the hundreds of flat
+// minima of a filter at its margin, each bisected until the cubic remainder M₃R³/6 of its
+// half-width R is below the gap to the best value; halving R on the grid divides that term by
+// 8 and saves levels of bisection, for two more transforms. With 16 instead of 8, the
+// exact-mode solve of Table I at m_G = 200 took 38–40 CPU-ms instead of 46–49 (and, its
+// candidate frequencies changing, 53 iterations in 4 rounds instead of 61 in 5;
+// docs/BENCHMARKS.md, session 20); 32 was slower again.
+const certGrid = 16
+
 // certifyUnit is certifyBelow for taps whose largest magnitude lies in [1, 2).
 func certifyUnit(g []float64, thresh, below float64) (Certificate, []float64, bool) {
 	L := len(g)
 	pl := newPoly(g)
-	N := niceSize(max(8*(L-1), 64))
+	N := niceSize(max(certGrid*(L-1), 64))
 	const eps = 0x1p-52
 	pl.eFFT = 8 * math.Sqrt(float64(N)) * (math.Log2(float64(N)) + 1) * eps
 	pl.eFFT = math.Max(pl.eFFT, pl.eDir)

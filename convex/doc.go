@@ -88,7 +88,7 @@
 // # Certificate
 //
 // Certify returns a rigorous lower bound on min_ω Re G: p = Re G, p′, p″ are evaluated on a
-// grid of N+1 ≥ 8(Len−1)+1 points with a DCT-I and a DST-I; on each cell the quadratic Taylor
+// grid of N+1 ≥ 16(Len−1)+1 points with a DCT-I and a DST-I; on each cell the quadratic Taylor
 // model less M₃R³/6 (M₃ = Σk³|g(k)| bounds |p‴|) less an explicit rounding-error bound is a lower
 // bound; cells that could still hold the minimum are bisected and evaluated directly (branch
 // and bound); the best point is polished by Newton's method. The taps are scaled first by the
