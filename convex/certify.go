@@ -30,7 +30,7 @@ type Certificate struct {
 
 // Certify computes the certified minimum over ω ∈ [0, π] of Re G(e^{iω}) = Σ_k g(k)cos(kω).
 //
-// Method: with p(ω) = Re G(ω), p, p′ and p″ are evaluated on the grid ω_i = iπ/N (N ≥ 8·(len(g)−1))
+// Method: with p(ω) = Re G(ω), p, p′ and p″ are evaluated on the grid ω_i = iπ/N (N ≥ 16·(len(g)−1))
 // with a DCT-I and a DST-I. On each cell [a, b] around an evaluation point c, Taylor's theorem
 // gives p(ω) ≥ p(c) + p′(c)t + ½p″(c)t² − M₃|t|³/6 (t = ω − c, M₃ = Σ k³|g(k)| ≥ max|p‴|), so the
 // exact minimum of that quadratic over the cell, less M₃R³/6 and an explicit bound on the rounding
@@ -104,6 +104,32 @@ func (pl *poly) eval(w float64) (p, p1, p2 float64) {
 		p += v * c
 		p1 -= fk * v * s
 		p2 -= fk * fk * v * c
+	}
+	return
+}
+
+// eval2 is eval at two points, each computed exactly as eval computes it: the rotation of
+// one point is a chain of dependent multiplications, and two independent chains in one loop
+// keep the multipliers busy (the branch and bound evaluates the two halves of a cell).
+func (pl *poly) eval2(wa, wb float64) (pa, pa1, pa2, pb, pb1, pb2 float64) {
+	swa, cwa := math.Sincos(wa)
+	swb, cwb := math.Sincos(wb)
+	var ca, sa, cb, sb float64
+	for k, v := range pl.g {
+		if k%16 == 0 {
+			sa, ca = math.Sincos(wa * float64(k))
+			sb, cb = math.Sincos(wb * float64(k))
+		} else {
+			ca, sa = ca*cwa-sa*swa, sa*cwa+ca*swa
+			cb, sb = cb*cwb-sb*swb, sb*cwb+cb*swb
+		}
+		fk := float64(k)
+		pa += v * ca
+		pa1 -= fk * v * sa
+		pa2 -= fk * fk * v * ca
+		pb += v * cb
+		pb1 -= fk * v * sb
+		pb2 -= fk * fk * v * cb
 	}
 	return
 }
@@ -268,11 +294,21 @@ func certifyBelow(g []float64, thresh, below float64) (c Certificate, ws []float
 	return c, ws, true
 }
 
+// certGrid·(len(g)−1) is about the number of cells of the certificate's grid. Most of a
+// certificate's time goes to the branch and bound over the cells near the hundreds of flat
+// minima of a filter at its margin, each bisected until the cubic remainder M₃R³/6 of its
+// half-width R is below the gap to the best value; halving R on the grid divides that term by
+// 8 and saves levels of bisection, for two more transforms. With 16 instead of 8, the
+// exact-mode solve of Table I at m_G = 200 took 38–40 CPU-ms instead of 46–49 (and, its
+// candidate frequencies changing, 53 iterations in 4 rounds instead of 61 in 5;
+// docs/BENCHMARKS.md, session 20); 32 was slower again.
+const certGrid = 16
+
 // certifyUnit is certifyBelow for taps whose largest magnitude lies in [1, 2).
 func certifyUnit(g []float64, thresh, below float64) (Certificate, []float64, bool) {
 	L := len(g)
 	pl := newPoly(g)
-	N := niceSize(max(8*(L-1), 64))
+	N := niceSize(max(certGrid*(L-1), 64))
 	const eps = 0x1p-52
 	pl.eFFT = 8 * math.Sqrt(float64(N)) * (math.Log2(float64(N)) + 1) * eps
 	pl.eFFT = math.Max(pl.eFFT, pl.eDir)
@@ -412,10 +448,10 @@ func certifyUnit(g []float64, thresh, below float64) (Certificate, []float64, bo
 	// split halves cur and evaluates the halves (updating the best value found).
 	split := func(cur cell) [2]cell {
 		m := 0.5 * (cur.a + cur.b)
-		var ch [2]cell
-		for i, ab := range [2][2]float64{{cur.a, m}, {m, cur.b}} {
-			c := cell{a: ab[0], b: ab[1], c: 0.5 * (ab[0] + ab[1])}
-			c.p, c.p1, c.p2 = pl.eval(c.c)
+		ch := [2]cell{{a: cur.a, b: m, c: 0.5 * (cur.a + m)}, {a: m, b: cur.b, c: 0.5 * (m + cur.b)}}
+		ch[0].p, ch[0].p1, ch[0].p2, ch[1].p, ch[1].p1, ch[1].p2 = pl.eval2(ch[0].c, ch[1].c)
+		for i := range ch {
+			c := ch[i]
 			evals++
 			if c.p < ub {
 				ub, wb = c.p, c.c

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/passivenfir/gputrain/internal/chol"
@@ -29,7 +28,7 @@ type ipBlock struct {
 	row0   int
 
 	gridH      int
-	dct        *fourier.DCT
+	dct        dct1
 	gsrc, gdst []float64
 }
 
@@ -52,7 +51,7 @@ func (b *ipBlock) gridOff() int {
 
 func (b *ipBlock) initGrid() {
 	if b.gridH > 0 && b.dct == nil {
-		b.dct = fourier.NewDCT(b.gridH + 1)
+		b.dct = newDCT1(b.gridH + 1)
 		b.gsrc = make([]float64, b.gridH+1)
 		b.gdst = make([]float64, b.gridH+1)
 	}
@@ -73,26 +72,72 @@ func cosTable(dst []float64, w float64) {
 	}
 }
 
+// cosTable4 is cosTable for the rows rows[0..3] of tab (row length w, frequencies omega[row]),
+// interleaved: the rotation of one row is a chain of dependent multiplications, and four
+// independent chains keep the multipliers busy. Each row is computed exactly as cosTable
+// computes it (TestCosTable4).
+func cosTable4(tab []float64, w int, rows [4]int, omega []float64) {
+	var cw, sw, c, s [4]float64
+	var dst [4][]float64
+	for j, i := range rows {
+		sw[j], cw[j] = math.Sincos(omega[i])
+		dst[j] = tab[i*w : (i+1)*w]
+	}
+	for m := 0; m < w; m++ {
+		for j := range 4 {
+			if m%32 == 0 {
+				s[j], c[j] = math.Sincos(omega[rows[j]] * float64(m))
+			} else {
+				c[j], s[j] = c[j]*cw[j]-s[j]*sw[j], s[j]*cw[j]+c[j]*sw[j]
+			}
+			dst[j][m] = c[j]
+		}
+	}
+}
+
 // buildTab fills tab for the current frequencies. The exchange only appends frequencies, so the
 // rows of earlier rounds are kept (rows whose frequency changed are rebuilt): recomputing them
-// took 6 % of an exact-mode solve at m_G = 200.
+// took 6 % of an exact-mode solve at m_G = 200. A table of up to tabSlackMax values is allocated
+// at twice its size, so that the later rounds' few added rows do not copy it each time
+// (allocating and copying was 4 % of a solve at m_G = 200); larger ones (30 MB a block at the
+// robot's size) grow exactly. New rows are filled four at a time (cosTable4).
 func (b *ipBlock) buildTab() {
 	w := 2*b.L - 1
-	if cap(b.tab) >= len(b.omega)*w {
-		b.tab = b.tab[:len(b.omega)*w]
+	need := len(b.omega) * w
+	if cap(b.tab) >= need {
+		b.tab = b.tab[:need]
 	} else {
-		t := make([]float64, len(b.omega)*w) // no slack: 30 MB a block at the robot's size
+		c := need
+		if need <= tabSlackMax {
+			c += need
+		}
+		t := make([]float64, need, c)
 		copy(t, b.tab[:min(len(b.tab), len(b.tabOm)*w)])
 		b.tab = t
 	}
+	var rows [4]int
+	nr := 0
 	for i, om := range b.omega {
 		if i < len(b.tabOm) && b.tabOm[i] == om {
 			continue
 		}
-		cosTable(b.tab[i*w:(i+1)*w], om)
+		rows[nr] = i
+		if nr++; nr == 4 {
+			cosTable4(b.tab, w, rows, b.omega)
+			nr = 0
+		}
+	}
+	for _, i := range rows[:nr] {
+		cosTable(b.tab[i*w:(i+1)*w], b.omega[i])
 	}
 	b.tabOm = append(b.tabOm[:0], b.omega...)
 }
+
+// rowSlackMax is the number of rows up to which setBlocks allocates its vectors with slack.
+const rowSlackMax = 1 << 16
+
+// tabSlackMax is the size (values) up to which buildTab allocates a cosine table with slack.
+const tabSlackMax = 1 << 22
 
 // ipSolver is a Mehrotra predictor-corrector interior-point method for
 // min ½xᵀQx − bᵀx s.t. Gx ≥ h, with G block structured as described by ipBlock.
@@ -161,11 +206,17 @@ func (ip *ipSolver) setBlocks(blocks []*ipBlock) {
 		}
 	}
 	ip.m = m
+	// The exchange adds a few rows a round: vectors of up to rowSlackMax rows get half their
+	// length to spare, so that they are not reallocated every round.
+	c := m
+	if m <= rowSlackMax {
+		c += m / 2
+	}
 	grow := func(v []float64) []float64 {
 		if cap(v) >= m {
 			return v[:m]
 		}
-		return make([]float64, m)
+		return make([]float64, m, c)
 	}
 	ip.h = grow(ip.h)
 	ip.s = grow(ip.s)
@@ -251,17 +302,19 @@ func (ip *ipSolver) mulG(x, out []float64) {
 				o[nf+L+k] = v
 			}
 		}
-		if bl.gridH > 0 {
-			src := bl.gsrc
-			for i := range src {
-				src[i] = 0
-			}
-			src[0] = 2 * g[0]
-			copy(src[1:L], g[1:])
-			go0 := bl.gridOff()
-			bl.dct.Transform(o[go0:go0+bl.gridH+1], src)
-		}
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		L := bl.L
+		g := x[bl.off : bl.off+L]
+		src := bl.gsrc
+		for i := range src {
+			src[i] = 0
+		}
+		src[0] = 2 * g[0]
+		copy(src[1:L], g[1:])
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(out[go0:go0+bl.gridH+1], src)
+	})
 }
 
 // mulGT computes out = Gᵀ z (out has length n and is overwritten).
@@ -269,6 +322,10 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 	for i := range out {
 		out[i] = 0
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(bl.gdst, z[go0:go0+bl.gridH+1])
+	})
 	for _, bl := range ip.blocks {
 		L := bl.L
 		o := out[bl.off : bl.off+L]
@@ -285,7 +342,6 @@ func (ip *ipSolver) mulGT(z, out []float64) {
 		if bl.gridH > 0 {
 			H := bl.gridH
 			zg := zz[bl.gridOff() : bl.gridOff()+H+1]
-			bl.dct.Transform(bl.gdst, zg)
 			// 2Σ_h z_h cos(hπk/H) = DCT[k] + z_0 + (−1)^k z_H
 			sg := 1.0
 			for k := range o {
@@ -307,6 +363,10 @@ func (ip *ipSolver) formM(d []float64) {
 	for i := 0; i < n; i++ {
 		copy(dst.Data[i*dst.Stride+i:i*dst.Stride+n], src.Data[i*src.Stride+i:i*src.Stride+n])
 	}
+	ip.gridEach(func(bl *ipBlock) {
+		go0 := bl.row0 + bl.gridOff()
+		bl.dct.Transform(bl.gdst, d[go0:go0+bl.gridH+1])
+	})
 	for _, bl := range ip.blocks {
 		L := bl.L
 		w := 2*L - 1
@@ -324,7 +384,6 @@ func (ip *ipSolver) formM(d []float64) {
 		if bl.gridH > 0 {
 			H := bl.gridH
 			dg := dd[bl.gridOff() : bl.gridOff()+H+1]
-			bl.dct.Transform(bl.gdst, dg)
 			for m := range c {
 				mm := m % (2 * H)
 				if mm > H {

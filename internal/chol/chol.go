@@ -140,11 +140,20 @@ func panelCols0(a []float64, lda, b, j0, j1 int) {
 	}
 }
 
+// parUpdateMin is the number of multiply-adds of a trailing update below which it runs on
+// the calling goroutine: waking a worker costs more than it saves there. At n = 200 (Table I,
+// m_G = 200) every update is below it, and the exact-mode solve, which factorizes such a
+// matrix every iteration, took 44 CPU-ms with one thread against 48–51 with two.
+const parUpdateMin = 1 << 20
+
 // update sets C −= AᵀA on the upper triangle of the m×m matrix C, A being
 // k×m (rows of stride lda), with W workers over interleaved row tiles.
 func update(c []float64, ldc int, a []float64, lda, k, m, W int) {
 	tiles := (m + 3) / 4
 	W = max(1, min(W, tiles/4))
+	if k*m*m/2 < parUpdateMin {
+		W = 1
+	}
 	if W == 1 {
 		updateRows(c, ldc, a, lda, k, m, 0, 1)
 		return

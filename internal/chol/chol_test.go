@@ -188,10 +188,10 @@ func TestPanel(t *testing.T) {
 }
 
 // BenchmarkUpper compares the blocked factor with gonum's Dpotrf at the
-// orders of the robot's θ_G step (n = 1000, 2000).
+// orders of Table I at m_G = 200 and of the robot's θ_G step (n = 1000, 2000).
 func BenchmarkUpper(b *testing.B) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	for _, n := range []int{500, 1000, 2000} {
+	for _, n := range []int{200, 500, 1000, 2000} {
 		// diagonally dominant: cheap to build at n = 2000
 		a0 := make([]float64, n*n)
 		for i := range n {
