@@ -144,10 +144,17 @@ func parChunks(m, W int, f func(c0, c1 int)) {
 		size = solveBlock / 2 // the rows of one block: two chunks
 	}
 	chunks := (m + size - 1) / size
-	W = min(W, chunks)
+	parStrided(chunks, W, func(k int) { f(k*size, min(m, (k+1)*size)) })
+}
+
+// parStrided calls f(k) for every k in [0, n) on up to W workers, worker w taking k = w,
+// w+W, …; the calling goroutine is worker 0, and a panic in any worker is raised again here
+// once all have stopped.
+func parStrided(n, W int, f func(k int)) {
+	W = min(W, n)
 	run := func(w int) {
-		for k := w; k < chunks; k += W {
-			f(k*size, min(m, (k+1)*size))
+		for k := w; k < n; k += W {
+			f(k)
 		}
 	}
 	if W <= 1 {

@@ -1,11 +1,6 @@
 package convex
 
-import (
-	"runtime"
-	"sync"
-
-	"github.com/passivenfir/gputrain/internal/gopanic"
-)
+import "runtime"
 
 // The uniform rows of the blocks (ipBlock.gridH) are applied with one DCT-I per block, each on
 // the block's own transform and buffers. On the fine grid of exactGridMul (128 001 points a
@@ -25,28 +20,11 @@ func (ip *ipSolver) gridEach(f func(bl *ipBlock)) {
 			total += bl.gridH
 		}
 	}
-	W := min(runtime.GOMAXPROCS(0), len(gb))
-	if W <= 1 || total < parGridMin {
+	if runtime.GOMAXPROCS(0) <= 1 || len(gb) <= 1 || total < parGridMin {
 		for _, bl := range gb {
 			f(bl)
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	var pc gopanic.Catcher
-	for w := 1; w < W; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer pc.Catch()
-			for k := w; k < len(gb); k += W {
-				f(gb[k])
-			}
-		}()
-	}
-	for k := 0; k < len(gb); k += W {
-		f(gb[k])
-	}
-	wg.Wait()
-	pc.Repanic()
+	parStrided(len(gb), runtime.GOMAXPROCS(0), func(k int) { f(gb[k]) })
 }
