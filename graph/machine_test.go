@@ -12,16 +12,16 @@ import (
 	"github.com/passivenfir/gputrain/model"
 )
 
-// netOutputs is everything the graphs give for one batch: losses, θ_N and
-// tap gradients (open loop and closed loop), outputs and gains.
-func netOutputs(t *testing.T, m *model.NFIR, b *Batch, be kernels.Backend) [][]float64 {
+// tapNets returns an open-loop and a closed-loop net of m that also give the
+// taps' gradients, and a plain open-loop net.
+func tapNets(t *testing.T, m *model.NFIR, be kernels.Backend) (o *OpenLoop, cl *ClosedLoopNet, plain *OpenLoop) {
 	t.Helper()
 	o, err := NewOpenLoop(m, be)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.tapsGrad = true
-	cl, err := NewClosedLoop(m, be)
+	cl, err = NewClosedLoop(m, be)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,10 +29,18 @@ func netOutputs(t *testing.T, m *model.NFIR, b *Batch, be kernels.Backend) [][]f
 	if cl.open != nil {
 		cl.open.tapsGrad = true
 	}
-	plain, err := NewOpenLoop(m, be)
+	plain, err = NewOpenLoop(m, be)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return o, cl, plain
+}
+
+// netOutputs is everything the graphs give for one batch: losses, θ_N and
+// tap gradients (open loop and closed loop), outputs and gains.
+func netOutputs(t *testing.T, m *model.NFIR, b *Batch, be kernels.Backend) [][]float64 {
+	t.Helper()
+	o, cl, plain := tapNets(t, m, be)
 	theta := m.Lift.Flatten()
 	var out [][]float64
 	for _, f := range []func(b *Batch, theta, g, lin, grad, dg, dlin []float64) (float64, error){o.lossGrad, cl.lossGrad} {

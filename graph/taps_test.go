@@ -41,23 +41,7 @@ func TestTapsGrad(t *testing.T) {
 				t.Fatal(err)
 			}
 			be := &kernels.CPU{}
-			o, err := NewOpenLoop(m, be)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o.tapsGrad = true
-			cl, err := NewClosedLoop(m, be)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cl.tapsGrad = true
-			if cl.open != nil {
-				cl.open.tapsGrad = true
-			}
-			plain, err := NewOpenLoop(m, be)
-			if err != nil {
-				t.Fatal(err)
-			}
+			o, cl, plain := tapNets(t, m, be)
 			theta := m.Lift.Flatten()
 			for _, net := range []struct {
 				name string
