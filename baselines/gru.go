@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/gru"
 	"github.com/passivenfir/gputrain/internal/optim"
 	"github.com/passivenfir/gputrain/model"
 )
@@ -153,10 +154,14 @@ func (m *GRU) Check() error {
 	return nil
 }
 
+// cell is the network's GRU cell, whose parameters lead Theta.
+func (m *GRU) cell() gru.Cell { return gru.Cell{In: 1, Units: m.Units} }
+
 // gruTape records what backpropagation needs of a forward pass: the state
 // before every step and the gates.
 type gruTape struct {
-	h, r, z, n, hn []float64 // h: (T+1)×H from h(−1) = 0; the others T×H
+	h     []float64 // (T+1)×H from h(−1) = 0
+	gates []float64 // T × cell().Gates()
 }
 
 func (tp *gruTape) reset(T, H int) {
@@ -168,10 +173,8 @@ func (tp *gruTape) reset(T, H int) {
 	}
 	tp.h = grow(tp.h, (T+1)*H)
 	clear(tp.h[:H])
-	tp.r, tp.z, tp.n, tp.hn = grow(tp.r, T*H), grow(tp.z, T*H), grow(tp.n, T*H), grow(tp.hn, T*H)
+	tp.gates = grow(tp.gates, T*4*H)
 }
-
-func sigmoid(a float64) float64 { return 1 / (1 + math.Exp(-a)) }
 
 // forward simulates the network on scaled input x from rest and writes the
 // scaled output to y, recording the tape.
@@ -179,19 +182,14 @@ func (m *GRU) forward(x, y []float64, tp *gruTape) {
 	H := m.Units
 	o := m.offsets()
 	th := m.Theta
-	wi, wh, b, bhn, c, d := th[o.wi:o.wh], th[o.wh:o.b], th[o.b:o.bhn], th[o.bhn:o.c], th[o.c:o.d], th[o.d]
-	for t, xt := range x {
-		hp := tp.h[t*H : (t+1)*H]
+	cell := m.cell()
+	G := cell.Gates()
+	c, d := th[o.c:o.d], th[o.d]
+	for t := range x {
 		hc := tp.h[(t+1)*H : (t+2)*H]
-		r, z, n, hn := tp.r[t*H:(t+1)*H], tp.z[t*H:(t+1)*H], tp.n[t*H:(t+1)*H], tp.hn[t*H:(t+1)*H]
+		cell.Step(th, x[t:t+1], tp.h[t*H:(t+1)*H], hc, tp.gates[t*G:(t+1)*G])
 		yt := d
 		for j := range H {
-			ar := wi[j]*xt + b[j] + dot(wh[j*H:(j+1)*H], hp)
-			az := wi[H+j]*xt + b[H+j] + dot(wh[(H+j)*H:(H+j+1)*H], hp)
-			hn[j] = dot(wh[(2*H+j)*H:(2*H+j+1)*H], hp) + bhn[j]
-			r[j], z[j] = sigmoid(ar), sigmoid(az)
-			n[j] = math.Tanh(wi[2*H+j]*xt + b[2*H+j] + r[j]*hn[j])
-			hc[j] = (1-z[j])*n[j] + z[j]*hp[j]
 			yt += c[j] * hc[j]
 		}
 		y[t] = yt
@@ -204,49 +202,21 @@ func (m *GRU) backward(x, dy []float64, tp *gruTape, grad, work []float64) {
 	H := m.Units
 	o := m.offsets()
 	th := m.Theta
-	wh, c := th[o.wh:o.b], th[o.c:o.d]
-	gwi, gwh, gb, gbhn, gc := grad[o.wi:o.wh], grad[o.wh:o.b], grad[o.b:o.bhn], grad[o.bhn:o.c], grad[o.c:o.d]
+	cell := m.cell()
+	G := cell.Gates()
+	c := th[o.c:o.d]
+	gc := grad[o.c:o.d]
 	dh, dhPrev := work[:H], work[H:2*H]
-	dar, daz, dhn := work[2*H:3*H], work[3*H:4*H], work[4*H:5*H]
 	clear(dh)
 	for t := len(x) - 1; t >= 0; t-- {
-		hp := tp.h[t*H : (t+1)*H]
 		hc := tp.h[(t+1)*H : (t+2)*H]
-		r, z, n, hn := tp.r[t*H:(t+1)*H], tp.z[t*H:(t+1)*H], tp.n[t*H:(t+1)*H], tp.hn[t*H:(t+1)*H]
 		g := dy[t]
 		grad[o.d] += g
 		for j := range H {
 			gc[j] += g * hc[j]
 			dh[j] += g * c[j]
 		}
-		xt := x[t]
-		for j := range H {
-			dn := dh[j] * (1 - z[j])
-			dz := dh[j] * (hp[j] - n[j])
-			dhPrev[j] = dh[j] * z[j]
-			dan := dn * (1 - n[j]*n[j])
-			dhn[j] = dan * r[j]
-			dar[j] = dan * hn[j] * r[j] * (1 - r[j])
-			daz[j] = dz * z[j] * (1 - z[j])
-			gwi[j] += dar[j] * xt
-			gwi[H+j] += daz[j] * xt
-			gwi[2*H+j] += dan * xt
-			gb[j] += dar[j]
-			gb[H+j] += daz[j]
-			gb[2*H+j] += dan
-			gbhn[j] += dhn[j]
-		}
-		for j := range H {
-			rr, rz, rn := wh[j*H:(j+1)*H], wh[(H+j)*H:(H+j+1)*H], wh[(2*H+j)*H:(2*H+j+1)*H]
-			gr, gz, gn := gwh[j*H:(j+1)*H], gwh[(H+j)*H:(H+j+1)*H], gwh[(2*H+j)*H:(2*H+j+1)*H]
-			a, bz, bn := dar[j], daz[j], dhn[j]
-			for k := range H {
-				gr[k] += a * hp[k]
-				gz[k] += bz * hp[k]
-				gn[k] += bn * hp[k]
-				dhPrev[k] += a*rr[k] + bz*rz[k] + bn*rn[k]
-			}
-		}
+		cell.Adjoint(th, x[t:t+1], tp.h[t*H:(t+1)*H], tp.gates[t*G:(t+1)*G], dh, dhPrev, nil, grad, work[2*H:])
 		dh, dhPrev = dhPrev, dh
 	}
 }
@@ -503,14 +473,11 @@ func TrainGRU(ctx context.Context, train, val *data.Dataset, cfg GRUConfig) (*GR
 	return m, ctx.Err()
 }
 
-// init draws W_i, W_h, b and b_hn uniformly in ±1/√H and the readout c
-// Glorot-uniform; d starts at 0.
+// init draws the cell's parameters uniformly in ±1/√H (PyTorch's default)
+// and the readout c Glorot-uniform; d starts at 0.
 func (m *GRU) init(rng *rand.Rand) {
 	o := m.offsets()
-	a := 1 / math.Sqrt(float64(m.Units))
-	for i := o.wi; i < o.c; i++ {
-		m.Theta[i] = a * (2*rng.Float64() - 1)
-	}
+	m.cell().Init(m.Theta, rng)
 	g := math.Sqrt(6 / float64(m.Units+1))
 	for i := o.c; i < o.d; i++ {
 		m.Theta[i] = g * (2*rng.Float64() - 1)

@@ -144,7 +144,7 @@ func (s *Source) loopSummary(name string) []string {
 			head = fmt.Sprintf("loop %d        : loop", i)
 		}
 		l = append(l,
-			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples%s, hidden %v;", head, m.R1, m.R2, statesNote(m), m.Hidden),
+			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples%s%s, hidden %v;", head, m.R1, m.R2, statesNote(m), recNote(m), m.Hidden),
 			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d%s; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, sectionsNote(m), m.B2, m.T2, m.L2),
 			fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
 		)
@@ -298,6 +298,14 @@ func statesNote(m *loop.Model) string {
 	return fmt.Sprintf(" and %d slow states of each", m.S)
 }
 
+// recNote is the recurrent lift of m in the summary's structure line.
+func recNote(m *loop.Model) string {
+	if m.Rec == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", a GRU state of %d units", m.Rec)
+}
+
 // cDefiner returns a writer of "#define U_KEY value /* comment */" lines.
 func cDefiner(h *bytes.Buffer, U string) func(k string, v any, comment string) {
 	return func(k string, v any, comment string) {
@@ -330,11 +338,14 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 	if m.S > 0 {
 		def("S", m.S, "slow states of u' and of y' the lifting network sees")
 	}
+	if m.Rec > 0 {
+		def("REC", m.Rec, "units of the GRU state (of u'(t) and y'(t-1)) the lifting network sees")
+	}
 	def("U_SCALE", hexf(m.SU), fmt.Sprintf("u' = u / u_scale, %.6g", m.SU))
 	def("Y_SCALE", hexf(m.SY), fmt.Sprintf("y = y_scale y', %.6g", m.SY))
 	h.WriteString("\n/* The state of one running instance: the loop's memory, nothing else. Rings are doubled:\n   each value is written at i and i + len, so lags 0 .. len-1 are one run from the head. */\ntypedef struct {\n")
-	if m.S > 0 {
-		fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), y'(t-R2..t-1), then the slow states x_u(t), x_y(t) */\n", F)
+	if m.S > 0 || m.Rec > 0 {
+		fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), y'(t-R2..t-1), then the slow states x_u(t), x_y(t), then the GRU state h(t) */\n", F)
 	} else {
 		fmt.Fprintf(h, "\tdouble feat[%d];   /* lifting network input: u'(t-R1+1..t), then y'(t-R2..t-1) */\n", F)
 	}
@@ -373,6 +384,13 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 		sc, sk := m.StatePoles()
 		cArray(c, true, P+"_xc", sc, "slow states' poles c_i = 1 - 1/tau_i, tau_i = max(4, L1/4) 4^i (loop.Structure.StatePoles)")
 		cArray(c, true, P+"_xk", sk, "slow states' input gains k_i = sqrt(1 - c_i^2)")
+	}
+	if m.Rec > 0 {
+		H := m.Rec
+		cArray(c, true, P+"_rwi", m.RT[:6*H], "GRU state: input weights, 3 REC x 2 row-major (rows r, z, n; columns u'(t), y'(t-1))")
+		cArray(c, true, P+"_rwh", m.RT[6*H:6*H+3*H*H], "GRU state: recurrent weights, 3 REC x REC row-major (r, z, n)")
+		cArray(c, true, P+"_rb", m.RT[6*H+3*H*H:9*H+3*H*H], "GRU state: biases b_r, b_z, b_in")
+		cArray(c, true, P+"_rbhn", m.RT[9*H+3*H*H:], "GRU state: b_hn, inside the reset gate")
 	}
 	if m.P1 > 0 {
 		cArray(c, true, P+"_sa", tp.Poles, "H1 sections' poles a_k = (1 - 1e-6) tanh(alpha_k) (loop.Sections)")
@@ -433,6 +451,17 @@ func loopMemberC(h, c *bytes.Buffer, m *loop.Model, P, U, storage string) {
 		o := m.R1 + m.R2
 		fmt.Fprintf(c, "\tfor (int i = 0; i < %d; i++) {\n\t\ts->feat[%d + i] = %s_xc[i] * s->feat[%d + i] + %s_xk[i] * up;\n\t\ts->feat[%d + i] = %s_xc[i] * s->feat[%d + i] + %s_xk[i] * s->y_prev;\n\t}\n",
 			m.S, o, P, o, P, o+m.S, P, o+m.S, P)
+	}
+	if m.Rec > 0 {
+		H, o := m.Rec, m.R1+m.R2+2*m.S
+		c.WriteString("\t/* the GRU state: r = sig(Wi_r x + Wh_r h + b_r), z likewise, n = tanh(Wi_n x + b_in + r (Wh_n h + b_hn)),\n\t   h(t) = (1 - z) n + z h(t-1), x = (u'(t), y'(t-1)) (internal/gru.Cell) */\n\t{\n")
+		fmt.Fprintf(c, "\t\tdouble hp[%d];\n\t\tfor (int j = 0; j < %d; j++)\n\t\t\thp[j] = s->feat[%d + j];\n", H, H, o)
+		fmt.Fprintf(c, "\t\tfor (int j = 0; j < %d; j++) {\n\t\t\tdouble dr = 0.0, dz = 0.0, dn = 0.0;\n\t\t\tfor (int k = 0; k < %d; k++) {\n", H, H)
+		fmt.Fprintf(c, "\t\t\t\tdr += %s_rwh[j * %d + k] * hp[k];\n\t\t\t\tdz += %s_rwh[(%d + j) * %d + k] * hp[k];\n\t\t\t\tdn += %s_rwh[(%d + j) * %d + k] * hp[k];\n\t\t\t}\n", P, H, P, H, H, P, 2*H, H)
+		fmt.Fprintf(c, "\t\t\tconst double r = 1.0 / (1.0 + exp(-((%s_rwi[2 * j] * up + %s_rwi[2 * j + 1] * s->y_prev) + %s_rb[j] + dr)));\n", P, P, P)
+		fmt.Fprintf(c, "\t\t\tconst double z = 1.0 / (1.0 + exp(-((%s_rwi[2 * (%d + j)] * up + %s_rwi[2 * (%d + j) + 1] * s->y_prev) + %s_rb[%d + j] + dz)));\n", P, H, P, H, P, H)
+		fmt.Fprintf(c, "\t\t\tconst double nc = tanh((%s_rwi[2 * (%d + j)] * up + %s_rwi[2 * (%d + j) + 1] * s->y_prev) + %s_rb[%d + j] + r * (dn + %s_rbhn[j]));\n", P, 2*H, P, 2*H, P, 2*H, P)
+		fmt.Fprintf(c, "\t\t\ts->feat[%d + j] = (1.0 - z) * nc + z * hp[j];\n\t\t}\n\t}\n", o)
 	}
 	c.WriteString("\t/* the gains n(t): tanh on every layer, the output layer included */\n")
 	in := "s->feat"

@@ -23,7 +23,8 @@ import (
 // shapes train uses, no branch in H2, a lift that sees only y (and H1 only
 // a linear FIR), one tap, no hidden layer, three hidden layers, and H1's
 // first-order sections (train --loop-sections) beside a linear FIR and
-// without one, and slow states beside the windows and alone.
+// without one, slow states beside the windows and alone, and the recurrent
+// lift's GRU state beside both and alone.
 var loopStructures = []struct {
 	name string
 	s    loop.Structure
@@ -38,6 +39,8 @@ var loopStructures = []struct {
 	{"sections_no_linear", loop.Structure{R1: 1, R2: 1, B1: 2, T1: 3, B2: 1, T2: 2, P1: 2}},
 	{"states", loop.Structure{R1: 2, R2: 2, Hidden: []int{4}, B1: 2, T1: 6, L1: 40, B2: 2, T2: 6, L2: 6, S: 2}},
 	{"states_only", loop.Structure{Hidden: []int{3}, B1: 1, T1: 3, L1: 5, B2: 1, T2: 2, P1: 1, S: 1}},
+	{"recurrent", loop.Structure{R1: 2, R2: 2, Hidden: []int{4}, B1: 2, T1: 6, L1: 12, B2: 2, T2: 6, L2: 6, S: 1, Rec: 3}},
+	{"recurrent_only", loop.Structure{Hidden: []int{3}, B1: 1, T1: 3, L1: 5, B2: 1, T2: 2, Rec: 2}},
 }
 
 // randomLoop returns a loop of structure s with seeded random parameters

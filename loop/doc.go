@@ -39,6 +39,15 @@
 // Theorem 2 lets the gains be any causal function of the signals, so
 // passivity is unchanged; the averages have fixed poles and no parameters.
 //
+// A learned state in the gains. Fixed averages know only what their poles
+// keep. Structure.Rec adds the state of a small GRU cell (Cho et al. 2014)
+// driven by u(t) and y(t−1) to the lift's inputs, trained with the rest by
+// backpropagation through time: the memory a recurrent network learns,
+// which is what lets a GRU simulation model follow a backlash or a
+// friction-dominated plant, here deciding only the gains. It too reads y
+// only up to t−1 (well posed) and carries no passivity burden: Theorem 2
+// holds for any causal gains, and the certificate stays that of the FIRs.
+//
 // Passive by parameterization. Each FIR's taps are the half
 // autocorrelation of free factors f (Taps): Re G = |F|²/2 + Margin·Σf² > 0
 // for every value of f, and by the Fejér–Riesz theorem no passive FIR of

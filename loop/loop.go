@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/passivenfir/gputrain/convex"
+	"github.com/passivenfir/gputrain/internal/gru"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -36,11 +37,24 @@ type Structure struct {
 	// a hysteresis) that R1 and R2 samples do not show. Omitted from a
 	// file when 0.
 	S int `json:"s,omitempty"`
+	// Rec learned states that the lifting network sees beside its windows:
+	// the state of a GRU cell driven by u(t) and y(t−1) (RecCell), trained
+	// with the rest. Where the slow states S are fixed leaky averages, these
+	// learn which memory of the past the gains need (the side of a play, a
+	// hysteresis branch, the phase of a slow mode). They read y only up to
+	// t−1, so the loop stays well posed, and Theorem 2 lets the gains be any
+	// causal function of the signals, so passivity is unchanged. Omitted
+	// from a file when 0.
+	Rec int `json:"rec,omitempty"`
 }
 
+// RecCell is the GRU cell of the recurrent lift: inputs u(t) and y(t−1)
+// (normalized), Rec units.
+func (s Structure) RecCell() gru.Cell { return gru.Cell{In: 2, Units: s.Rec} }
+
 // Inputs is the lifting network's input width: R1 samples of u, R2 of y,
-// and the 2S slow states.
-func (s Structure) Inputs() int { return s.R1 + s.R2 + 2*s.S }
+// the 2S slow states and the Rec learned ones.
+func (s Structure) Inputs() int { return s.R1 + s.R2 + 2*s.S + s.Rec }
 
 // StatePoles returns the poles c_i and input gains k_i of the S slow
 // states, i = 0…S−1:
@@ -68,9 +82,9 @@ func (s Structure) StatePoles() (c, k []float64) {
 // Check reports the first inconsistent size.
 func (s Structure) Check() error {
 	switch {
-	case s.R1 < 0 || s.R2 < 0 || s.R1+s.R2+s.S < 1:
-		return fmt.Errorf("%w: windows r1 %d, r2 %d and states s %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2, s.S)
-	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0 || s.P1 < 0 || s.S < 0:
+	case s.R1 < 0 || s.R2 < 0 || s.S < 0 || s.Rec < 0 || s.R1+s.R2+s.S+s.Rec < 1:
+		return fmt.Errorf("%w: windows r1 %d, r2 %d, states s %d and rec %d: each ≥ 0, together ≥ 1", ErrShape, s.R1, s.R2, s.S, s.Rec)
+	case s.B1 < 0 || s.B2 < 0 || s.L1 < 0 || s.L2 < 0 || s.T1 < 0 || s.T2 < 0 || s.P1 < 0:
 		return fmt.Errorf("%w: negative size in %+v", ErrShape, s)
 	case (s.B1 > 0 && s.T1 < 1) || (s.B2 > 0 && s.T2 < 1):
 		return fmt.Errorf("%w: branches need ≥ 1 tap", ErrShape)
@@ -103,6 +117,9 @@ type Model struct {
 	// SA and SB (P1 each) are the free parameters α_k, β_k of H1's
 	// first-order sections: pole and gain by Sections.
 	SA, SB []float64
+	// RT is the recurrent lift's GRU cell (RecCell's parameter order):
+	// empty when Rec = 0.
+	RT []float64
 }
 
 // New returns a model of structure s with zero parameters and unit scales.
@@ -114,7 +131,7 @@ func New(s Structure) (*Model, error) {
 	return &Model{Structure: s, SU: 1, SY: 1, Lift: model.NewMLP(sizes...),
 		F1: make([]float64, s.B1*s.T1), FL1: make([]float64, s.L1),
 		F2: make([]float64, s.B2*s.T2), FL2: make([]float64, s.L2),
-		SA: make([]float64, s.P1), SB: make([]float64, s.P1)}, nil
+		SA: make([]float64, s.P1), SB: make([]float64, s.P1), RT: make([]float64, s.RecCell().NumParams())}, nil
 }
 
 // Margin is the relative margin of Taps: Re G ≥ Margin·Σf² on every
@@ -177,7 +194,7 @@ func (m *Model) taps() taps {
 
 // NumParams is the number of trained parameters.
 func (m *Model) NumParams() int {
-	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2) + len(m.SA) + len(m.SB)
+	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2) + len(m.SA) + len(m.SB) + len(m.RT)
 }
 
 // Certificate is the exact certificate of every FIR and section of the
@@ -258,12 +275,15 @@ type tape struct {
 	e      []float64
 	w1, w2 []float64 // T × B: n_j(t)·e(t), n_j(t)·y(t)
 	sec    []float64 // T × P1: the sections' states s_k(t−1)
+	hs     []float64 // (T+1) × Rec: the recurrent states h(t−1), from h(−1) = 0
+	gates  []float64 // T × RecCell().Gates()
 }
 
 func newTape(m *Model, T int) *tape {
 	tp := &tape{s1: make([]float64, T*m.B1), s2: make([]float64, T*m.B2),
 		a1: make([]float64, T), a2: make([]float64, T), r2: make([]float64, T), d: make([]float64, T),
-		e: make([]float64, T), w1: make([]float64, T*m.B1), w2: make([]float64, T*m.B2), sec: make([]float64, T*m.P1)}
+		e: make([]float64, T), w1: make([]float64, T*m.B1), w2: make([]float64, T*m.B2), sec: make([]float64, T*m.P1),
+		hs: make([]float64, (T+1)*m.Rec), gates: make([]float64, T*m.RecCell().Gates())}
 	for _, sz := range m.Lift.Sizes {
 		tp.acts = append(tp.acts, make([]float64, T*sz))
 	}
@@ -301,6 +321,14 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 	sec := make([]float64, m.P1) // s_k(t−1)
 	sc, sk := m.StatePoles()
 	xs := make([]float64, 2*m.S) // x_u(t−1), x_y(t−1)
+	cell := m.RecCell()
+	var hs, gates []float64 // the recurrent states and the gates of one step
+	if tp != nil {
+		hs, gates = tp.hs, tp.gates
+	} else if m.Rec > 0 {
+		hs, gates = make([]float64, 2*m.Rec), make([]float64, cell.Gates())
+	}
+	var rin [2]float64
 	for tt := 0; tt < T; tt++ {
 		// features, oldest first
 		x := cur[:sizes[0]]
@@ -328,6 +356,21 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 				xs[m.S+i] = sc[i]*xs[m.S+i] + sk[i]*yp
 			}
 			copy(x[m.R1+m.R2:], xs)
+		}
+		if m.Rec > 0 {
+			rin[0], rin[1] = u[tt], 0
+			if tt > 0 {
+				rin[1] = y[tt-1]
+			}
+			H := m.Rec
+			if tp != nil {
+				cell.Step(m.RT, rin[:], hs[tt*H:(tt+1)*H], hs[(tt+1)*H:(tt+2)*H], gates[tt*cell.Gates():(tt+1)*cell.Gates()])
+				copy(x[m.R1+m.R2+2*m.S:], hs[(tt+1)*H:(tt+2)*H])
+			} else {
+				cell.Step(m.RT, rin[:], hs[:H], hs[H:], gates)
+				copy(hs[:H], hs[H:])
+				copy(x[m.R1+m.R2+2*m.S:], hs[H:])
+			}
 		}
 		if tp != nil {
 			copy(tp.acts[0][tt*sizes[0]:], x)
@@ -450,6 +493,7 @@ type grads struct {
 	sa, sb           []float64 // the sections' poles and gains
 	f1, fl1, f2, fl2 []float64 // factors (from the taps' by tapsGrad)
 	fsa, fsb         []float64 // α, β (from the poles' and gains' by sectionsGrad)
+	rec              []float64 // the recurrent lift's cell
 }
 
 func newGrads(m *Model) *grads {
@@ -457,7 +501,7 @@ func newGrads(m *Model) *grads {
 		g1: make([]float64, len(m.F1)), l1: make([]float64, len(m.FL1)), g2: make([]float64, len(m.F2)), l2: make([]float64, len(m.FL2)),
 		sa: make([]float64, m.P1), sb: make([]float64, m.P1),
 		f1: make([]float64, len(m.F1)), fl1: make([]float64, len(m.FL1)), f2: make([]float64, len(m.F2)), fl2: make([]float64, len(m.FL2)),
-		fsa: make([]float64, m.P1), fsb: make([]float64, m.P1)}
+		fsa: make([]float64, m.P1), fsb: make([]float64, m.P1), rec: make([]float64, len(m.RT))}
 }
 
 // backward adds to gr the gradient of Σ_t dy(t)·y(t) (dy per sample) for
@@ -475,6 +519,11 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 	secb := make([]float64, m.P1) // adjoint of s_k(t), from the future
 	sc, sk := m.StatePoles()
 	xyb := make([]float64, m.S) // adjoint of x_y,i(t), from the future
+	cell := m.RecCell()
+	H := m.Rec
+	hb, hpb := make([]float64, H), make([]float64, H) // adjoints of h(t), from the future, and of h(t−1)
+	rwork := make([]float64, 3*H)
+	var rin, rinb [2]float64
 	wmax := 0
 	for _, s := range sizes {
 		wmax = max(wmax, s)
@@ -576,6 +625,23 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			}
 			xyb[i] *= sc[i]
 		}
+		// the recurrent states: h(t) = cell(h(t−1), u(t), y(t−1))
+		if H > 0 {
+			off := m.R1 + m.R2 + 2*m.S
+			for j := range hb {
+				hb[j] += dout[off+j]
+			}
+			rin[0], rin[1] = u[tt], 0
+			if tt > 0 {
+				rin[1] = y[tt-1]
+			}
+			rinb = [2]float64{}
+			cell.Adjoint(m.RT, rin[:], tp.hs[tt*H:(tt+1)*H], tp.gates[tt*cell.Gates():(tt+1)*cell.Gates()], hb, hpb, rinb[:], gr.rec, rwork)
+			if tt > 0 {
+				yb[tt-1] += rinb[1]
+			}
+			hb, hpb = hpb, hb
+		}
 	}
 }
 
@@ -606,7 +672,8 @@ func (m *Model) Flatten() []float64 {
 	out = append(out, m.F2...)
 	out = append(out, m.FL2...)
 	out = append(out, m.SA...)
-	return append(out, m.SB...)
+	out = append(out, m.SB...)
+	return append(out, m.RT...)
 }
 
 // SetFlat sets the parameters from a Flatten-ordered vector.
@@ -619,7 +686,7 @@ func (m *Model) SetFlat(theta []float64) error {
 		return err
 	}
 	o := nl
-	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB} {
+	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB, m.RT} {
 		o += copy(f, theta[o:o+len(f)])
 	}
 	return nil
@@ -632,5 +699,6 @@ func (gr *grads) flat() []float64 {
 	out = append(out, gr.f2...)
 	out = append(out, gr.fl2...)
 	out = append(out, gr.fsa...)
-	return append(out, gr.fsb...)
+	out = append(out, gr.fsb...)
+	return append(out, gr.rec...)
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func randomModel(t *testing.T, s Structure, seed uint64) *Model {
+func randomModel(t testing.TB, s Structure, seed uint64) *Model {
 	t.Helper()
 	m, err := New(s)
 	if err != nil {
@@ -19,7 +19,7 @@ func randomModel(t *testing.T, s Structure, seed uint64) *Model {
 			m.Lift.B[l][i] += 0.3 * rng.NormFloat64()
 		}
 	}
-	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB} {
+	for _, f := range [][]float64{m.F1, m.FL1, m.F2, m.FL2, m.SA, m.SB, m.RT} {
 		for i := range f {
 			f[i] += 0.3 * rng.NormFloat64()
 		}
@@ -49,7 +49,7 @@ func loss(m *Model, u, target []float64, skip int) float64 {
 }
 
 // TestGradient: backward (through the taps' factorization, the sections'
-// parameterization and the slow states) agrees with central finite differences of
+// parameterization, the slow states and the recurrent lift) agrees with central finite differences of
 // the simulation loss, for every parameter, on random models of several
 // structures, with and without H1's sections.
 func TestGradient(t *testing.T) {
@@ -63,6 +63,8 @@ func TestGradient(t *testing.T) {
 		{R1: 3, R2: 0, Hidden: []int{2}, B1: 3, T1: 3, L1: 0, B2: 0, L2: 4, P1: 1},
 		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2, S: 2},
 		{R1: 0, R2: 0, Hidden: []int{4}, B1: 1, T1: 3, L1: 20, B2: 2, T2: 2, L2: 1, P1: 1, S: 1},
+		{R1: 1, R2: 1, Hidden: []int{3}, B1: 2, T1: 4, L1: 3, B2: 1, T2: 3, L2: 2, Rec: 3},
+		{R1: 0, R2: 0, Hidden: []int{4}, B1: 1, T1: 3, L1: 5, B2: 2, T2: 2, L2: 1, P1: 1, S: 1, Rec: 2},
 	} {
 		m := randomModel(t, s, uint64(i+1))
 		u := randomInput(uint64(i+10), 40)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/passivenfir/gputrain/internal/gru"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -44,7 +45,7 @@ func (m *Model) Check() error {
 		v    []float64
 		n    int
 	}{{"F1 (b1×t1)", m.F1, m.B1 * m.T1}, {"FL1 (l1)", m.FL1, m.L1}, {"F2 (b2×t2)", m.F2, m.B2 * m.T2}, {"FL2 (l2)", m.FL2, m.L2},
-		{"SA (p1)", m.SA, m.P1}, {"SB (p1)", m.SB, m.P1}} {
+		{"SA (p1)", m.SA, m.P1}, {"SB (p1)", m.SB, m.P1}, {"RT (the recurrent cell of rec units)", m.RT, m.RecCell().NumParams()}} {
 		if len(f.v) != f.n {
 			return fmt.Errorf("%w: factors %s: %d numbers, want %d", ErrShape, f.name, len(f.v), f.n)
 		}
@@ -116,6 +117,8 @@ type Stepper struct {
 	yPrev          float64 // y'(t−1)
 	t              int
 	sc, sk         []float64 // the slow states' poles and gains (StatePoles); the states live in feat
+	cell           gru.Cell  // the recurrent lift's; its state lives in feat
+	rt, hp, gates  []float64 // its parameters, h(t−1), and scratch
 }
 
 // NewStepper returns a Stepper for m, at rest. It fails when m does not
@@ -143,6 +146,9 @@ func NewStepper(m *Model) (*Stepper, error) {
 	}
 	st.work = make([]float64, 2*wmax)
 	st.sc, st.sk = s.StatePoles()
+	st.cell = s.RecCell()
+	st.rt = append([]float64(nil), m.RT...)
+	st.hp, st.gates = make([]float64, s.Rec), make([]float64, st.cell.Gates())
 	return st, nil
 }
 
@@ -179,6 +185,11 @@ func (st *Stepper) Step(u float64) float64 {
 			x[i] = st.sc[i]*x[i] + st.sk[i]*up
 			x[s.S+i] = st.sc[i]*x[s.S+i] + st.sk[i]*st.yPrev
 		}
+	}
+	if s.Rec > 0 {
+		h := st.feat[s.R1+s.R2+2*s.S:]
+		copy(st.hp, h)
+		st.cell.Step(st.rt, []float64{up, st.yPrev}, st.hp, h, st.gates)
 	}
 	st.lift.Eval(st.feat, st.n, st.work)
 	n1, n2 := st.n[:s.B1], st.n[s.B1:]

@@ -25,6 +25,8 @@ var stepperStructures = []struct {
 	{"sections, no linear FIR", Structure{R1: 1, R2: 2, B1: 2, T1: 3, B2: 1, T2: 2, P1: 1}},
 	{"slow states", Structure{R1: 2, R2: 1, Hidden: []int{4}, B1: 2, T1: 6, L1: 40, B2: 2, T2: 4, L2: 3, S: 2}},
 	{"only slow states seen", Structure{Hidden: []int{3}, B1: 1, T1: 2, L1: 3, B2: 1, T2: 2, S: 1}},
+	{"recurrent lift", Structure{R1: 2, R2: 1, Hidden: []int{4}, B1: 2, T1: 6, L1: 9, B2: 2, T2: 4, L2: 3, S: 1, Rec: 3}},
+	{"only the recurrent state seen", Structure{Hidden: []int{3}, B1: 1, T1: 2, L1: 3, B2: 1, T2: 2, Rec: 2}},
 }
 
 // TestStepperMatchesSimulate compares Step with Simulate on seeded random
@@ -82,7 +84,7 @@ func TestStepperCopies(t *testing.T) {
 
 func TestCheckNamesTheField(t *testing.T) {
 	s := stepperStructures[0].s
-	s.P1 = 2
+	s.P1, s.Rec = 2, 2
 	for _, tc := range []struct {
 		field string
 		edit  func(m *Model)
@@ -93,6 +95,7 @@ func TestCheckNamesTheField(t *testing.T) {
 		{"FL2", func(m *Model) { m.FL2 = nil }},
 		{"SA", func(m *Model) { m.SA = m.SA[1:] }},
 		{"SB", func(m *Model) { m.SB[1] = math.NaN() }},
+		{"RT", func(m *Model) { m.RT = m.RT[1:] }},
 		{"u_scale", func(m *Model) { m.SU = 0 }},
 		{"y_scale", func(m *Model) { m.SY = math.Inf(1) }},
 		{"lifting network sizes", func(m *Model) { m.Lift.Sizes[1]++ }},

@@ -39,7 +39,7 @@ ENVELOPE_FORMAT = "gputrain-model"
 ENVELOPE_VERSION = 1
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
-_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s"}
+_LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s", "rec"}
 LOOP_MARGIN = 1e-6  # loop.Margin: g(0) = (1/2 + margin) * sum f^2
 
 
@@ -292,13 +292,13 @@ class LoopModel:
         st = p.get("structure")
         if not isinstance(st, dict) or set(st) - _LOOP_STRUCTURE_KEYS:
             raise ValueError("%s.structure: %r" % (where, st))
-        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s"):
+        for k in ("r1", "r2", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s", "rec"):
             setattr(self, k, _int(st.get(k, 0) or 0, where + ".structure." + k))
         self.hidden = [_int(h, where + ".structure.hidden") for h in (st.get("hidden") or [])]
-        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s) < 0 or any(h < 1 for h in self.hidden):
+        if min(self.r1, self.r2, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s, self.rec) < 0 or any(h < 1 for h in self.hidden):
             raise ValueError(where + ".structure: negative size or hidden width < 1")
-        if self.r1 + self.r2 + self.s < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
-            raise ValueError(where + ".structure: the windows r1 + r2 and states s must be >= 1, and branches need taps >= 1")
+        if self.r1 + self.r2 + self.s + self.rec < 1 or (self.b1 and self.t1 < 1) or (self.b2 and self.t2 < 1):
+            raise ValueError(where + ".structure: the windows r1 + r2, states s and rec must be >= 1, and branches need taps >= 1")
         # The slow states' poles c_i = 1 - 1/tau_i, tau_i = max(4, l1/4) 4^i, and gains sqrt(1 - c_i^2).
         base = max(4.0, self.l1 / 4.0)
         self.XC = [1.0 - 1.0 / (base * 4.0 ** i) for i in range(self.s)]
@@ -310,9 +310,10 @@ class LoopModel:
         for name, v in (("u_scale", self.u_scale), ("y_scale", self.y_scale)):
             if not (v > 0 and math.isfinite(v)):
                 raise ValueError("%s.%s %r must be finite > 0" % (where, name, v))
-        sizes = [self.r1 + self.r2 + 2 * self.s] + self.hidden + [self.b1 + self.b2]
+        sizes = [self.r1 + self.r2 + 2 * self.s + self.rec] + self.hidden + [self.b1 + self.b2]
         nmlp = sum(sizes[l + 1] * sizes[l] + sizes[l + 1] for l in range(len(sizes) - 1))
-        nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2, self.p1, self.p1]
+        H = self.rec  # the recurrent lift's GRU cell: 3H x 2 input weights, 3H x H, 3H biases, H
+        nf = [self.b1 * self.t1, self.l1, self.b2 * self.t2, self.l2, self.p1, self.p1, 6 * H + 3 * H * H + 4 * H]
         theta = _array(p.get("theta"), nmlp + sum(nf), where + ".theta")
         self.W, self.b = [], []
         o = 0
@@ -330,8 +331,15 @@ class LoopModel:
         self.L1 = loop_taps(fac[1], self.l1)
         self.G2 = np.array([loop_taps(fj, self.t2) for fj in fac[2].reshape(self.b2, self.t2)]).reshape(self.b2, self.t2)
         self.L2 = loop_taps(fac[3], self.l2)
-        # H1's first-order sections: poles and gains from alpha, beta (theta's last 2 p1 numbers).
+        # H1's first-order sections: poles and gains from alpha, beta (2 p1 numbers after the factors).
         self.SA, self.SB = loop_sections([float(v) for v in fac[4]], [float(v) for v in fac[5]])
+        # The recurrent lift's GRU cell (internal/gru.Cell with inputs u'(t), y'(t-1)): W_i (3H x 2;
+        # rows r, z, n), W_h (3H x H), b (3H), b_hn (H).
+        rt = fac[6]
+        self.RWi = rt[: 6 * H].reshape(3 * H, 2)
+        self.RWh = rt[6 * H : 6 * H + 3 * H * H].reshape(3 * H, H)
+        self.Rb = rt[6 * H + 3 * H * H : 9 * H + 3 * H * H]
+        self.Rbhn = rt[9 * H + 3 * H * H :]
         self.mode = "factored"
         self.certificate = []
         for name, G, L in (("H1", self.G1, self.L1), ("H2", self.G2, self.L2)):
@@ -381,6 +389,8 @@ class LoopModel:
         w1, w2 = np.zeros((T, self.b1)), np.zeros((T, self.b2))
         sec = [0.0] * self.p1  # s_k(t-1)
         xu, xy = [0.0] * self.s, [0.0] * self.s  # the slow states of u' and y'
+        H = self.rec
+        hr = np.zeros(H)  # the recurrent lift's state h(t-1)
         for t in range(T):
             p = [u[k] if k >= 0 else 0.0 for k in range(t - self.r1 + 1, t + 1)]
             p += [y[k] if k >= 0 else 0.0 for k in range(t - self.r2, t)]
@@ -388,7 +398,15 @@ class LoopModel:
             for i in range(self.s):
                 xu[i] = self.XC[i] * xu[i] + self.XK[i] * u[t]
                 xy[i] = self.XC[i] * xy[i] + self.XK[i] * yp
-            h = np.array(p + xu + xy)
+            if H:
+                x = np.array([u[t], yp])
+                ai = self.RWi @ x + self.Rb
+                ah = self.RWh @ hr
+                r = 1.0 / (1.0 + np.exp(-(ai[:H] + ah[:H])))
+                z = 1.0 / (1.0 + np.exp(-(ai[H : 2 * H] + ah[H : 2 * H])))
+                nc = np.tanh(ai[2 * H :] + r * (ah[2 * H :] + self.Rbhn))
+                hr = (1.0 - z) * nc + z * hr
+            h = np.array(p + xu + xy + list(hr))
             for W, b in zip(self.W, self.b):
                 h = np.tanh(W @ h + b)
             n1, n2 = h[:B1], h[B1:]
@@ -405,8 +423,8 @@ class LoopModel:
         return y * self.y_scale
 
     def __repr__(self):
-        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, p1=%d, s=%d, passive=%r)" % (
-            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s, self.passive)
+        return "LoopModel(r1=%d, r2=%d, hidden=%r, b1=%d, t1=%d, l1=%d, b2=%d, t2=%d, l2=%d, p1=%d, s=%d, rec=%d, passive=%r)" % (
+            self.r1, self.r2, self.hidden, self.b1, self.t1, self.l1, self.b2, self.t2, self.l2, self.p1, self.s, self.rec, self.passive)
 
 
 def _loop_envelope(f):

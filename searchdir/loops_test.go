@@ -44,13 +44,13 @@ func TestLoopPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 8 {
-		t.Fatalf("%d trials, want %d (4 shapes × 2 seeds)", len(p.Trials), n)
+	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 12 {
+		t.Fatalf("%d trials, want %d (6 shapes × 2 seeds)", len(p.Trials), n)
 	}
 	for _, tc := range []struct {
 		trial int
 		shape string
-	}{{5, "wide"}, {7, "wide-states"}} {
+	}{{7, "wide"}, {9, "wide-states"}, {10, "sized-rec"}} {
 		args, err := p.Trials[tc.trial].Args(LoopsDir(dir))
 		if err != nil {
 			t.Fatal(err)

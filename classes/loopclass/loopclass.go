@@ -17,12 +17,13 @@ import (
 )
 
 // Class is the class "loop".
-var Class classes.Class = class{States: -1}
+var Class classes.Class = class{States: -1, Rec: -1}
 
 type class struct {
 	Memory, Epochs, Skip int
 	Sections             int // loop.Structure.P1 of every loop trained
 	States               int // loop.Structure.S of every loop trained (-1: the shape's)
+	Rec                  int // loop.Structure.Rec of every loop trained (-1: the shape's)
 	Shape                Shape
 	Init                 string // a linear FIR model file
 }
@@ -35,10 +36,11 @@ func (class) About() string {
 func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Memory, "loop-memory", 0, "--model loop: taps of the forward linear FIR, the scale of every other memory (0: the passive FIR's length chosen on validation data)")
 	fs.IntVar(&c.Epochs, "loop-epochs", 0, "--model loop: maximum epochs (0: loop.DefaultConfig's; early stopping on validation data)")
-	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or the mean of several, chosen on validation), or one shape, sized, wide, sized-states or wide-states, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
+	fs.Var(&c.Shape, "loop-shape", "--model loop: all (every shape from --seed and --seed+1, keeping the best loop or the mean of several, chosen on validation), or one shape, sized, wide, sized-states, wide-states, sized-rec or wide-rec, trained once from --seed (a loop of the structure search, which trains them as such trials under --search-dir)")
 	fs.StringVar(&c.Init, "loop-init", "", "--model loop: a passive linear FIR model file (--branches 0): its length is the memory and the forward FIR starts from its taps, instead of the FIR chosen on validation data (the structure search writes DIR/loops/fir.json for its loop trials)")
 	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.States, "loop-states", -1, "--model loop: slow states of u and of y that the lifting network sees beside its windows (loop.Structure.S): leaky averages with time constants max(4, memory/4)·4^i samples, i = 0…N−1: the memory of a hidden state such as the play of a gear (-1: the shape's own)")
+	fs.IntVar(&c.Rec, "loop-rec", -1, "--model loop: units of a GRU state, driven by u(t) and y(t−1), that the lifting network sees beside its windows (loop.Structure.Rec): a learned memory of the past, trained with the rest (-1: the shape's own)")
 	fs.IntVar(&c.Skip, "loop-skip", 0, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR)")
 	return func() classes.Class { return c }
 }
@@ -56,6 +58,8 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 		return 0, nil, fmt.Errorf("%w: --loop-sections %d must be ≥ 0", classes.ErrSettings, c.Sections)
 	case c.States < -1:
 		return 0, nil, fmt.Errorf("%w: --loop-states %d must be ≥ 0 (or -1: the shape's)", classes.ErrSettings, c.States)
+	case c.Rec < -1:
+		return 0, nil, fmt.Errorf("%w: --loop-rec %d must be ≥ 0 (or -1: the shape's)", classes.ErrSettings, c.Rec)
 	case c.Init != "" && c.Memory > 0:
 		return 0, nil, fmt.Errorf("%w: --loop-memory %d and --loop-init %s: the FIR's length is the memory; give one", classes.ErrSettings, c.Memory, c.Init)
 	case c.Init != "":
@@ -103,6 +107,9 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		st.P1 = c.Sections
 		if c.States >= 0 {
 			st.S = c.States
+		}
+		if c.Rec >= 0 {
+			st.Rec = c.Rec
 		}
 		cfg := base
 		cfg.Structure, cfg.Seed = st, run.Seed

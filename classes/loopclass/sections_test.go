@@ -89,8 +89,8 @@ func TestSectionsFile(t *testing.T) {
 	}
 }
 
-// TestFitStructureFlags: --loop-sections N and --loop-states N train
-// loop.Train's loop of the shape's structure with P1 = N or S = N, and a
+// TestFitStructureFlags: --loop-sections N, --loop-states N and --loop-rec N
+// train loop.Train's loop of the shape's structure with P1, S or Rec = N, and a
 // value below the flag's range is ErrSettings.
 func TestFitStructureFlags(t *testing.T) {
 	train, err := data.GenerateMSD(data.MSDConfig{Batches: 3, Seed: 5, Samples: 120})
@@ -117,6 +117,7 @@ func TestFitStructureFlags(t *testing.T) {
 	}{
 		{"--loop-sections", "2", "-1", func(s *loop.Structure) { s.P1 = 2 }},
 		{"--loop-states", "3", "-2", func(s *loop.Structure) { s.S = 3 }},
+		{"--loop-rec", "4", "-3", func(s *loop.Structure) { s.Rec = 4 }},
 	} {
 		got, err := fitWith(t, []string{"--loop-shape", "sized", "--loop-init", path, "--loop-epochs", "2", tc.flag, tc.value}, train, val, opt)
 		if err != nil {

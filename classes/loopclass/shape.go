@@ -19,9 +19,12 @@ const (
 	Wide              // loop.Wide
 	SizedStates       // loop.WithStates(loop.Sized)
 	WideStates        // loop.WithStates(loop.Wide)
+	SizedRec          // loop.WithRec(loop.Sized)
+	WideRec           // loop.WithRec(loop.Wide)
 )
 
-var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide", SizedStates: "sized-states", WideStates: "wide-states"}
+var shapeNames = [...]string{AllShapes: "all", Sized: "sized", Wide: "wide", SizedStates: "sized-states", WideStates: "wide-states",
+	SizedRec: "sized-rec", WideRec: "wide-rec"}
 
 func (s Shape) String() string {
 	if s < 0 || int(s) >= len(shapeNames) {
@@ -38,7 +41,7 @@ func (s *Shape) Set(v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q: want all, sized, wide, sized-states or wide-states", v)
+	return fmt.Errorf("%q: want all, sized, wide, sized-states, wide-states, sized-rec or wide-rec", v)
 }
 
 // Structure is the shape's loop for a memory of L taps (AllShapes has
@@ -53,6 +56,10 @@ func (s Shape) Structure(L int) loop.Structure {
 		return loop.WithStates(loop.Sized(L))
 	case WideStates:
 		return loop.WithStates(loop.Wide(L))
+	case SizedRec:
+		return loop.WithRec(loop.Sized(L))
+	case WideRec:
+		return loop.WithRec(loop.Wide(L))
 	}
 	return loop.Structure{}
 }
@@ -60,7 +67,7 @@ func (s Shape) Structure(L int) loop.Structure {
 // ShapeOf names st, a loop for a memory of L taps: one of the shapes of
 // loop.Shapes, or false when it is none.
 func ShapeOf(st loop.Structure, L int) (Shape, bool) {
-	for _, s := range []Shape{Sized, Wide, SizedStates, WideStates} {
+	for _, s := range []Shape{Sized, Wide, SizedStates, WideStates, SizedRec, WideRec} {
 		if reflect.DeepEqual(st, s.Structure(L)) {
 			return s, true
 		}

@@ -23,7 +23,9 @@ func TestShapeFlag(t *testing.T) {
 		ok   bool
 	}{
 		{"all", loopclass.AllShapes, true}, {"sized", loopclass.Sized, true}, {"wide", loopclass.Wide, true},
-		{"Wide", 0, false}, {"", 0, false},
+		{"sized-states", loopclass.SizedStates, true}, {"wide-states", loopclass.WideStates, true},
+		{"sized-rec", loopclass.SizedRec, true}, {"wide-rec", loopclass.WideRec, true},
+		{"Wide", 0, false}, {"", 0, false}, {"rec", 0, false},
 	} {
 		var s loopclass.Shape
 		err := s.Set(tc.in)
@@ -32,7 +34,7 @@ func TestShapeFlag(t *testing.T) {
 		}
 	}
 	for _, L := range []int{4, 8, 64} {
-		for _, s := range []loopclass.Shape{loopclass.Sized, loopclass.Wide} {
+		for _, s := range []loopclass.Shape{loopclass.Sized, loopclass.Wide, loopclass.SizedStates, loopclass.WideStates, loopclass.SizedRec, loopclass.WideRec} {
 			if got, ok := loopclass.ShapeOf(s.Structure(L), L); !ok || got != s {
 				t.Errorf("ShapeOf(%v(%d)) = %v, %v", s, L, got, ok)
 			}

@@ -135,7 +135,7 @@ func TestTrainLoopBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--loop-shape", "round"}, "want all, sized, wide, sized-states or wide-states"},
+		{[]string{"--loop-shape", "round"}, "want all, sized, wide, sized-states, wide-states, sized-rec or wide-rec"},
 		{[]string{"--loop-init", nfir}, "want a linear FIR"},
 		{[]string{"--loop-init", filepath.Join(dir, "none.json"), "--loop-shape", "sized"}, "--loop-init"},
 		{[]string{"--loop-init", nfir, "--loop-memory", "8"}, "give one"},
