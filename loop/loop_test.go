@@ -141,10 +141,19 @@ func TestTapsPassive(t *testing.T) {
 
 // TestPassiveLoop: the simulated loop never creates energy: the running
 // supply Σ u·y stays ≥ 0 from rest, for random models and inputs (the
-// passivity theorem; a check of forward against the doc's claim).
+// passivity theorem; a check of forward against the doc's claim), with
+// and without slow states and a recurrent lift, whose GRU weights are
+// scaled up so that its state swings hard.
 func TestPassiveLoop(t *testing.T) {
-	for i := 0; i < 20; i++ {
-		m := randomModel(t, Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}, uint64(100+i))
+	for i := 0; i < 30; i++ {
+		st := Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}
+		if i >= 10 {
+			st.S, st.Rec = i%3, 4
+		}
+		m := randomModel(t, st, uint64(100+i))
+		for k := range m.RT {
+			m.RT[k] *= 5
+		}
 		u := randomInput(uint64(200+i), 300)
 		y := m.Simulate(u)
 		s := 0.0

@@ -16,7 +16,7 @@ import (
 var updateSchema = flag.Bool("update", false, "rewrite the golden file-format shapes in testdata/schema")
 
 // TestSchemaGolden holds the shape of a loop file, one loop, a mean of two
-// and a loop with sections (every key and its JSON type, internal/schema), to
+// a loop with sections and one with slow states and a recurrent lift (every key and its JSON type, internal/schema), to
 // testdata/schema/*.golden, as model's test does for an NFIR file. Run
 // 'go test ./classes/loopclass -run TestSchemaGolden -update' to rewrite.
 func TestSchemaGolden(t *testing.T) {
@@ -24,7 +24,9 @@ func TestSchemaGolden(t *testing.T) {
 	withP1 := loop.Sized(6)
 	withP1.P1 = 2
 	c := randomLoop(t, withP1, 3)
-	for name, m := range map[string]loop.Mean{"loop": {a}, "loop_mean": {a, b}, "loop_sections": {c}} {
+	rec := loop.WithRec(loop.WithStates(loop.Sized(6)))
+	d := randomLoop(t, rec, 4)
+	for name, m := range map[string]loop.Mean{"loop": {a}, "loop_mean": {a, b}, "loop_sections": {c}, "loop_states_rec": {d}} {
 		var buf bytes.Buffer
 		if err := classes.Encode(&buf, &loopclass.Model{Mean: m}, classes.Meta{Ts: 0.01, Training: []byte(`{"seed":1}`)}); err != nil {
 			t.Fatal(err)
