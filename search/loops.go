@@ -84,8 +84,22 @@ func (s *searcher) loops(res *Result) Loops {
 		if cfg.Workers == 0 {
 			cfg.Workers = s.opt.Workers
 		}
-		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d], seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], run.Seed)
+		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d]%s, seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], liftExtras(st), run.Seed)
 		ls.Names, ls.Configs = append(ls.Names, name), append(ls.Configs, cfg)
 	}
 	return ls
+}
+
+// liftExtras names what a loop's lift sees beside its windows: the slow
+// states and the GRU state, so that the shapes of loop.Shapes read apart in
+// the search's progress and table.
+func liftExtras(st loop.Structure) string {
+	out := ""
+	if st.S > 0 {
+		out += fmt.Sprintf(", states %d", st.S)
+	}
+	if st.Rec > 0 {
+		out += fmt.Sprintf(", GRU %d", st.Rec)
+	}
+	return out
 }
