@@ -663,8 +663,8 @@ func (m *Model) factorGrads(gr *grads) {
 }
 
 // Flatten is every trained parameter: the MLP (its Flatten order), F1, FL1,
-// F2, FL2, SA, SB (the last two empty without sections, so that a loop of
-// P1 = 0 flattens as before sections existed).
+// F2, FL2, SA, SB, RT (SA and SB empty without sections, RT without a
+// recurrent lift, so that older loops flatten as before these existed).
 func (m *Model) Flatten() []float64 {
 	out := m.Lift.Flatten()
 	out = append(out, m.F1...)
