@@ -164,7 +164,8 @@ type gruTape struct {
 	gates []float64 // T × cell().Gates()
 }
 
-func (tp *gruTape) reset(T, H int) {
+func (tp *gruTape) reset(T int, c gru.Cell) {
+	H := c.Units
 	grow := func(s []float64, n int) []float64 {
 		if cap(s) < n {
 			return make([]float64, n)
@@ -173,7 +174,7 @@ func (tp *gruTape) reset(T, H int) {
 	}
 	tp.h = grow(tp.h, (T+1)*H)
 	clear(tp.h[:H])
-	tp.gates = grow(tp.gates, T*4*H)
+	tp.gates = grow(tp.gates, T*c.Gates())
 }
 
 // forward simulates the network on scaled input x from rest and writes the
@@ -229,7 +230,7 @@ func (m *GRU) Simulate(u []float64) []float64 {
 	}
 	y := make([]float64, len(u))
 	var tp gruTape
-	tp.reset(len(u), m.Units)
+	tp.reset(len(u), m.cell())
 	m.forward(x, y, &tp)
 	for t := range y {
 		y[t] *= m.YScale
@@ -290,7 +291,7 @@ func (m *GRU) lossGrad(s *renSet, items []gruItem, grads [][]float64, workers in
 				it := items[k]
 				x, yt := s.u[it.rec][it.from:it.to], s.y[it.rec][it.from:it.to]
 				T := len(x)
-				w.tape.reset(T, m.Units)
+				w.tape.reset(T, m.cell())
 				if cap(w.y) < T {
 					w.y, w.dy = make([]float64, T), make([]float64, T)
 				}
@@ -339,7 +340,7 @@ func (m *GRU) valFit(s *renSet, skip, workers int) float64 {
 			for k := range next {
 				u := s.u[k]
 				y := make([]float64, len(u))
-				tp.reset(len(u), m.Units)
+				tp.reset(len(u), m.cell())
 				m.forward(u, y, &tp)
 				f, err := model.Fit(s.y[k], y, skip)
 				if err != nil {
