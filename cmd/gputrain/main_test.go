@@ -226,6 +226,7 @@ func TestConfigFile(t *testing.T) {
 // (the 250-sample MSD batches), a linear FIR and batches too short for the
 // lead-in train without validation; the model is saved in every case.
 func TestFewBatchesValidation(t *testing.T) {
+	shortLoops(t, 3)
 	dir := t.TempDir()
 	train := genData(t, dir, 2, "1")
 	for _, c := range []struct {
@@ -239,6 +240,8 @@ func TestFewBatchesValidation(t *testing.T) {
 		{"nfir, longer --val-skip kept", []string{"--branches", "1", "--taps", "5", "--val-skip", "30"}, "validating on the last 20% of each batch", true, 30},
 		{"fir", []string{"--branches", "0", "--linear-taps", "5"}, "nothing to select", false, 0},
 		{"memory longer than the head", []string{"--branches", "1", "--taps", "210"}, "training without validation", false, 0},
+		// a search judged on the tails is told what they cannot show
+		{"search", []string{"--budget", "1"}, "cannot show how a model extrapolates to inputs of other amplitudes or frequencies", true, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "m.json")
@@ -253,7 +256,7 @@ func TestFewBatchesValidation(t *testing.T) {
 			if got := strings.Contains(stdout, "validation fit"); got != c.val {
 				t.Errorf("validation fit reported %v, want %v:\n%s", got, c.val, stdout)
 			}
-			if _, _, err := model.Load(out); err != nil {
+			if _, _, err := loadSimulator(out); err != nil { // an NFIR, or the loop a search chose
 				t.Error(err)
 			}
 			if got := storedTraining(t, out)["val-skip"]; c.skip > 0 && got != c.skip {

@@ -375,7 +375,14 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			}
 			// The lead-in is never scored; a longer --val-skip is kept.
 			trainSet, valSet, cfg.ValSkip = tr, va, max(cfg.ValSkip, lead)
-			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %s (%d samples), training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, memory, lead)
+			own := "give --val FILE to use your own"
+			if searching {
+				// The robot arm (docs/BENCHMARKS.md, session 22): loops
+				// chosen on e's tail fail on experiments excited where
+				// e is not, and no split of e shows it.
+				own = "the structure search then judges every model on data like its training data, which cannot show how a model extrapolates to inputs of other amplitudes or frequencies; a second experiment with other inputs, given as --val FILE, can"
+			}
+			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %s (%d samples), training on the rest; %s", n, 100*data.TailFraction, memory, lead, own)
 		}
 	}
 	if valPath != "" {
