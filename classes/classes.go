@@ -78,6 +78,15 @@ type FileEncoder interface {
 	EncodeFile(w io.Writer, meta Meta) error
 }
 
+// FileVersioner is implemented by models whose params need an envelope
+// version above 1 (a key that version introduced). Encode writes the
+// lowest version that holds the model, so that older readers still read
+// every file that does not need the newer keys, and Decode refuses a file
+// whose params need a version above the one it states.
+type FileVersioner interface {
+	FileVersion() int
+}
+
 // Class is a model class: it fits models and decodes their files.
 type Class interface {
 	// Name is the registered name (lower case, as given to train --model).

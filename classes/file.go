@@ -13,10 +13,11 @@ import (
 )
 
 // Format and Version identify the envelope of every class without a format
-// of its own (docs/MODEL_FORMAT.md, "Other model classes").
+// of its own (docs/MODEL_FORMAT.md, "Other model classes"). Version 2 adds
+// the counts of a weighted mean of loops (class loop, params.counts).
 const (
 	Format  = "gputrain-model"
-	Version = 1
+	Version = 2
 )
 
 // ErrFormat reports a file that is not a valid model file.
@@ -26,6 +27,28 @@ var ErrFormat = errors.New("classes: not a valid model file")
 type Meta struct {
 	Ts       float64         // sampling time in seconds (0: unknown)
 	Training json.RawMessage // training settings, free-form JSON object (nil: none)
+	// Version is the envelope version a file was read with; Encode
+	// ignores it and writes the lowest version that holds the model
+	// (FileVersioner).
+	Version int
+}
+
+// fileVersion is the lowest envelope version that holds m.
+func fileVersion(m Model) int {
+	if fv, ok := m.(FileVersioner); ok {
+		return max(fv.FileVersion(), 1)
+	}
+	return 1
+}
+
+// CheckVersion reports params that need a newer envelope version than the
+// file states (meta.Version, as read): keys a version introduced are
+// refused in files of the versions before it.
+func CheckVersion(m Model, meta Meta) error {
+	if v := fileVersion(m); v > meta.Version {
+		return fmt.Errorf("%w: class %s: the params need version %d of %s, and the file is version %d", ErrFormat, m.Class(), v, Format, meta.Version)
+	}
+	return nil
 }
 
 // envelope is the JSON layout of a gputrain-model file.
@@ -51,7 +74,7 @@ func Encode(w io.Writer, m Model, meta Meta) error {
 	if err != nil {
 		return fmt.Errorf("classes: %s: %w", m.Class(), err)
 	}
-	b, err := json.MarshalIndent(envelope{Format: Format, Class: m.Class(), Version: Version, Ts: meta.Ts, Params: p, Training: meta.Training}, "", " ")
+	b, err := json.MarshalIndent(envelope{Format: Format, Class: m.Class(), Version: fileVersion(m), Ts: meta.Ts, Params: p, Training: meta.Training}, "", " ")
 	if err != nil {
 		return fmt.Errorf("classes: %s: %w", m.Class(), err)
 	}
@@ -89,6 +112,9 @@ func Decode(r io.Reader) (Model, Meta, error) {
 	m, err := c.DecodeParams(params)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: class %s: %w", ErrFormat, class, err)
+	}
+	if err := CheckVersion(m, meta); err != nil {
+		return nil, Meta{}, err
 	}
 	return m, meta, nil
 }
@@ -129,7 +155,7 @@ func DecodeEnvelope(b []byte) (class string, params json.RawMessage, meta Meta, 
 		}
 		env.Training = nil
 	}
-	return env.Class, env.Params, Meta{Ts: env.Ts, Training: env.Training}, nil
+	return env.Class, env.Params, Meta{Ts: env.Ts, Training: env.Training, Version: env.Version}, nil
 }
 
 // FormatOf returns the "format" field of a model file's JSON object.

@@ -44,6 +44,9 @@ func loadLoop(path string, b []byte, allowUncertified bool, src *Source) (*Sourc
 	if err != nil {
 		return nil, fmt.Errorf("%s: params.%w", path, err)
 	}
+	if err := classes.CheckVersion(cm, meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	src.Loop = cm.(*loopclass.Model).Mean
 	src.Meta = model.Meta{Ts: meta.Ts, Mode: LoopMode, Training: meta.Training}
 	for i, m := range src.Loop {
@@ -117,6 +120,9 @@ func (s *Source) certifyLoop() (bool, error) {
 
 // kind names the operator in the artifacts' prose.
 func (s *Source) kind() string {
+	if s.Loop.Weighted() {
+		return fmt.Sprintf("weighted mean of %d passive feedback loops of two NFIRs, y = (1/%d) sum_i c_i H1_i(u - H2_i(y_i))", len(s.Loop), s.Loop.Total())
+	}
 	if len(s.Loop) > 1 {
 		return fmt.Sprintf("mean of %d passive feedback loops of two NFIRs, y = (1/%d) sum_i H1_i(u - H2_i(y_i))", len(s.Loop), len(s.Loop))
 	}
@@ -144,13 +150,15 @@ func (s *Source) loopSummary(name string) []string {
 			head = fmt.Sprintf("loop %d        : loop", i)
 		}
 		l = append(l,
-			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples%s%s, hidden %v;", head, m.R1, m.R2, statesNote(m), recNote(m), m.Hidden),
-			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d%s; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, sectionsNote(m), m.B2, m.T2, m.L2),
+			fmt.Sprintf("%s; lifting network sees R1 = %d u and R2 = %d past y samples%s%s, hidden %v;", head, m.R1, m.R2, statesNote(m.Model), recNote(m.Model), m.Hidden),
+			fmt.Sprintf("                H1 (e -> y): %d branches x %d taps, linear taps %d%s; H2 (y -> z): %d branches x %d taps, linear taps %d;", m.B1, m.T1, m.L1, sectionsNote(m.Model), m.B2, m.T2, m.L2),
 			fmt.Sprintf("                u_scale %v, y_scale %v", m.SU, m.SY),
 		)
 	}
-	if len(s.Loop) > 1 {
+	if len(s.Loop) > 1 && !s.Loop.Weighted() {
 		l = append(l, fmt.Sprintf("                y = (y_0 + ... + y_%d) / %d: the loops run side by side on the same u", len(s.Loop)-1, len(s.Loop)))
+	} else if s.Loop.Weighted() {
+		l = append(l, fmt.Sprintf("                y = (%s) / %d: the loops run side by side on the same u, loop i counted c_i times", weightedSum(s.Loop), s.Loop.Total()))
 	}
 	if s.Meta.Ts > 0 {
 		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
@@ -167,7 +175,11 @@ func (s *Source) loopSummary(name string) []string {
 				"                Re S(e^{iw}) >= b/(1 + |a|) >= 0 at every w, its bound below)")
 		}
 		if len(s.Loop) > 1 {
-			l = append(l, "                and so is the mean of the loops (a parallel interconnection, scaled by 1/n)")
+			if s.Loop.Weighted() {
+				l = append(l, "                and so is the weighted mean of the loops (a parallel interconnection, loop i scaled by c_i / sum c)")
+			} else {
+				l = append(l, "                and so is the mean of the loops (a parallel interconnection, scaled by 1/n)")
+			}
 		}
 	default:
 		l = append(l, fmt.Sprintf("passivity     : mode %s; NOT PASSIVE (see above)", s.Meta.Mode))
@@ -240,12 +252,12 @@ func loopC(s *Source, name string) ([]File, error) {
 	cArray(c, false, P+"_cert_omega", oms, "")
 
 	if n == 1 {
-		loopMemberC(h, c, s.Loop[0], P, U, "")
+		loopMemberC(h, c, s.Loop[0].Model, P, U, "")
 		fmt.Fprintf(c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
 	} else {
 		for i, m := range s.Loop {
 			h.WriteString("\n")
-			loopMemberC(h, c, m, fmt.Sprintf("%s_m%d", P, i), fmt.Sprintf("%s_M%d", U, i), "static ")
+			loopMemberC(h, c, m.Model, fmt.Sprintf("%s_m%d", P, i), fmt.Sprintf("%s_M%d", U, i), "static ")
 		}
 		h.WriteString("\n/* The state of one running instance: the states of the loops. */\ntypedef struct {\n")
 		for i := range s.Loop {
@@ -259,10 +271,15 @@ func loopC(s *Source, name string) ([]File, error) {
 		c.WriteString("}\n\n")
 		fmt.Fprintf(c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
 		fmt.Fprintf(c, "double %s_step(%s_state *s, double u)\n{\n\tdouble y = 0.0;\n", P, P)
-		for i := range s.Loop {
-			fmt.Fprintf(c, "\ty += %s_m%d_step(&s->m%d, u);\n", P, i, i)
+		for i, m := range s.Loop {
+			if m.Count != 1 {
+				// as loop.Mean.Simulate: the count times the loop's output
+				fmt.Fprintf(c, "\ty += %d.0 * %s_m%d_step(&s->m%d, u);\n", m.Count, P, i, i)
+			} else {
+				fmt.Fprintf(c, "\ty += %s_m%d_step(&s->m%d, u);\n", P, i, i)
+			}
 		}
-		fmt.Fprintf(c, "\treturn y / %d.0;\n}\n", n)
+		fmt.Fprintf(c, "\treturn y / %d.0;\n}\n", s.Loop.Total())
 	}
 	h.WriteString("\n")
 	fmt.Fprintf(h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
@@ -270,6 +287,21 @@ func loopC(s *Source, name string) ([]File, error) {
 	fmt.Fprintf(h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
 	fmt.Fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}
+
+// weightedSum is "c_0 y_0 + y_1 + …" for the summary of a weighted mean.
+func weightedSum(m loop.Mean) string {
+	var b strings.Builder
+	for i, l := range m {
+		if i > 0 {
+			b.WriteString(" + ")
+		}
+		if l.Count != 1 {
+			fmt.Fprintf(&b, "%d ", l.Count)
+		}
+		fmt.Fprintf(&b, "y_%d", i)
+	}
+	return b.String()
 }
 
 // hasSections reports whether a loop of s has first-order sections.

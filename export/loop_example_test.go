@@ -24,7 +24,7 @@ func ExampleC_loop() {
 	}
 	m.SetFlat(theta)
 	path := filepath.Join(dir, "loop.json")
-	if err := classes.Save(path, &loopclass.Model{Mean: loop.Mean{m}}, classes.Meta{Ts: 0.01}); err != nil {
+	if err := classes.Save(path, &loopclass.Model{Mean: loop.Of(m)}, classes.Meta{Ts: 0.01}); err != nil {
 		fmt.Println(err)
 		return
 	}

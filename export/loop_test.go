@@ -68,7 +68,7 @@ func randomLoop(t testing.TB, s loop.Structure, seed uint64) *loop.Model {
 func writeLoop(t testing.TB, dir, name string, m ...*loop.Model) string {
 	t.Helper()
 	path := filepath.Join(dir, name+".json")
-	if err := classes.Save(path, &loopclass.Model{Mean: m}, classes.Meta{Ts: 0.01}); err != nil {
+	if err := classes.Save(path, &loopclass.Model{Mean: loop.Of(m...)}, classes.Meta{Ts: 0.01}); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -79,10 +79,12 @@ func writeLoop(t testing.TB, dir, name string, m ...*loop.Model) string {
 var loopMeans = []struct {
 	name    string
 	members []int // indices into loopStructures
+	counts  []int // nil: each loop once
 }{
-	{"mean_sized_wide", []int{0, 1}},
-	{"mean_of_three", []int{2, 3, 5}},
-	{"mean_with_sections", []int{0, 6}},
+	{"mean_sized_wide", []int{0, 1}, nil},
+	{"mean_of_three", []int{2, 3, 5}, nil},
+	{"mean_with_sections", []int{0, 6}, nil},
+	{"weighted_mean", []int{0, 1, 2}, []int{3, 1, 2}},
 }
 
 // loopCases writes every loop structure, then every mean of loopMeans, to a
@@ -93,26 +95,33 @@ func loopCases(t testing.TB) []testCase {
 	var cs []testCase
 	type file struct {
 		name    string
-		members []*loop.Model
+		members loop.Mean
 	}
 	var files []file
 	for i, tc := range loopStructures {
-		files = append(files, file{tc.name, []*loop.Model{randomLoop(t, tc.s, uint64(i+1))}})
+		files = append(files, file{tc.name, loop.Of(randomLoop(t, tc.s, uint64(i+1)))})
 	}
 	for i, mc := range loopMeans {
-		var ms []*loop.Model
+		var ms loop.Mean
 		for k, j := range mc.members {
-			ms = append(ms, randomLoop(t, loopStructures[j].s, uint64(100*(i+1)+k)))
+			c := 1
+			if mc.counts != nil {
+				c = mc.counts[k]
+			}
+			ms = append(ms, loop.Member{Model: randomLoop(t, loopStructures[j].s, uint64(100*(i+1)+k)), Count: c})
 		}
 		files = append(files, file{mc.name, ms})
 	}
 	for _, tc := range files {
-		path := writeLoop(t, dir, tc.name, tc.members...)
+		path := filepath.Join(dir, tc.name+".json")
+		if err := classes.Save(path, &loopclass.Model{Mean: tc.members}, classes.Meta{Ts: 0.01}); err != nil {
+			t.Fatal(err)
+		}
 		src, err := Load(path, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(src.Loop) != len(tc.members) || src.Model != nil || !src.Passive() || src.Meta.Ts != 0.01 {
+		if len(src.Loop) != len(tc.members) || src.Loop.Total() != tc.members.Total() || src.Model != nil || !src.Passive() || src.Meta.Ts != 0.01 {
 			t.Fatalf("%s: loaded as %+v", tc.name, src)
 		}
 		cs = append(cs, testCase{"loop_" + tc.name, src, path})

@@ -14,7 +14,7 @@ func TestMeanPassive(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		a := randomModel(t, Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}, uint64(300+i))
 		b := randomModel(t, Structure{R1: 1, R2: 3, Hidden: []int{4, 3}, B1: 1, T1: 9, L1: 0, B2: 2, T2: 2, L2: 5}, uint64(400+i))
-		m := Mean{a, b}
+		m := Of(a, b)
 		u := randomInput(uint64(500+i), 300)
 		y, ya, yb := m.Simulate(u), a.Simulate(u), b.Simulate(u)
 		s := 0.0
@@ -59,8 +59,8 @@ func TestMeanValFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := (Mean{a}).ValFit(d, 5); err != nil || got != want {
-		t.Errorf("Mean{a}.ValFit = %v, %v; a's %v", got, err, want)
+	if got, err := (Of(a)).ValFit(d, 5); err != nil || got != want {
+		t.Errorf("Of(a).ValFit = %v, %v; a's %v", got, err, want)
 	}
 	if _, err := (Mean{}).ValFit(d, 5); err == nil {
 		t.Error("an empty mean was scored")
@@ -78,7 +78,7 @@ func TestChoose(t *testing.T) {
 	for r := 0; r < 3; r++ {
 		// the target is the members' mean: the mean fits it exactly
 		u := randomInput(uint64(700+r), 200)
-		d.Batches = append(d.Batches, data.Batch{U: u, Y: Mean{a, b}.Simulate(u)})
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: Of(a, b).Simulate(u)})
 	}
 	fa, _ := valFit(a, d, 0)
 	fb, _ := valFit(b, d, 0)
@@ -93,7 +93,7 @@ func TestChoose(t *testing.T) {
 	fa, _ = valFit(a, d, 0)
 	fb, _ = valFit(b, d, 0)
 	m, fit, mean, err = Choose(d, 0, &Result{Model: a, ValFit: fa}, &Result{Model: b, ValFit: fb})
-	if err != nil || mean || len(m) != 1 || m[0] != a || fit != fa {
+	if err != nil || mean || len(m) != 1 || m[0].Model != a || fit != fa {
 		t.Errorf("target = a: got %d members, fit %v (a's %v), mean %v, err %v", len(m), fit, fa, mean, err)
 	}
 	if _, _, _, err := Choose(d, 0, nil); err == nil {
@@ -107,17 +107,93 @@ func TestChoose(t *testing.T) {
 		c.FL1[i] *= 3
 	}
 	for i := range d.Batches {
-		d.Batches[i].Y = Mean{a, b}.Simulate(d.Batches[i].U)
+		d.Batches[i].Y = Of(a, b).Simulate(d.Batches[i].U)
 	}
 	var rs []*Result
 	for _, l := range []*Model{c, a, b} {
 		f, _ := valFit(l, d, 0)
 		rs = append(rs, &Result{Model: l, ValFit: f})
 	}
-	all, _ := Mean{c, a, b}.ValFit(d, 0)
+	all, _ := Of(c, a, b).ValFit(d, 0)
 	m, fit, mean, err = Choose(d, 0, rs...)
-	want, _ := Mean{a, b}.ValFit(d, 0)
-	if err != nil || !mean || len(m) != 2 || m[0] != a || m[1] != b || fit != want || !(fit > all) {
+	want, _ := Of(a, b).ValFit(d, 0)
+	if err != nil || !mean || len(m) != 2 || m[0].Model != a || m[1].Model != b || fit != want || !(fit > all) {
 		t.Errorf("target = mean of a and b: got %d members, fit %v (the pair's %v, all three's %v), mean %v, err %v", len(m), fit, want, all, mean, err)
+	}
+}
+
+// TestMeanCounts: a member counted c times weighs c times, sample by
+// sample; counts of 1 give the plain mean to the bit; the running supply of
+// a weighted mean stays ≥ 0; Check refuses counts outside 1..MaxCount.
+func TestMeanCounts(t *testing.T) {
+	s := Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}
+	for i := 0; i < 5; i++ {
+		a, b := randomModel(t, s, uint64(800+i)), randomModel(t, s, uint64(900+i))
+		u := randomInput(uint64(1000+i), 250)
+		ya, yb := a.Simulate(u), b.Simulate(u)
+		plain := Of(a, b).Simulate(u)
+		m := Mean{{a, 3}, {b, 1}}
+		if err := m.Check(); err != nil || m.Total() != 4 || !m.Weighted() || Of(a, b).Weighted() {
+			t.Fatalf("Check %v, Total %d, Weighted %v / %v", err, m.Total(), m.Weighted(), Of(a, b).Weighted())
+		}
+		y := m.Simulate(u)
+		sup := 0.0
+		for k := range u {
+			if plain[k] != (ya[k]+yb[k])/2 {
+				t.Fatalf("counts 1: y[%d] = %v, want %v exactly", k, plain[k], (ya[k]+yb[k])/2)
+			}
+			if want := (3*ya[k] + yb[k]) / 4; math.Abs(y[k]-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("counts 3, 1: y[%d] = %v, want %v", k, y[k], want)
+			}
+			sup += u[k] * y[k]
+			if sup < -1e-9 {
+				t.Fatalf("weighted mean %d: supply %g < 0 at sample %d", i, sup, k)
+			}
+		}
+	}
+	a := randomModel(t, s, 1)
+	for _, c := range []int{0, -1, MaxCount + 1} {
+		if err := (Mean{{a, c}}).Check(); err == nil {
+			t.Errorf("count %d accepted", c)
+		}
+	}
+	if err := (Mean{{nil, 1}}).Check(); err == nil {
+		t.Error("a nil member accepted")
+	}
+}
+
+// TestChooseWithReplacement: when the target is (2a + b)/3, selection with
+// replacement draws a twice, and the kept mean's Fit is its ValFit to the
+// bit; its counts are reduced (no common divisor).
+func TestChooseWithReplacement(t *testing.T) {
+	s := Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}
+	a, b, c := randomModel(t, s, 21), randomModel(t, s, 22), randomModel(t, s, 23)
+	target := Mean{{a, 2}, {b, 1}}
+	d := &data.Dataset{}
+	for r := 0; r < 3; r++ {
+		u := randomInput(uint64(1100+r), 200)
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: target.Simulate(u)})
+	}
+	var rs []*Result
+	for _, l := range []*Model{c, b, a} {
+		f, _ := valFit(l, d, 0)
+		rs = append(rs, &Result{Model: l, ValFit: f})
+	}
+	m, fit, mean, err := Choose(d, 0, rs...)
+	if err != nil || !mean {
+		t.Fatalf("Choose: %v, mean %v", err, mean)
+	}
+	got := map[*Model]int{}
+	for _, l := range m {
+		got[l.Model] = l.Count
+	}
+	if got[a] != 2 || got[b] != 1 || got[c] != 0 || len(m) != 2 {
+		t.Errorf("counts a %d, b %d, c %d (%d members), want 2, 1, 0", got[a], got[b], got[c], len(m))
+	}
+	if m[0].Model != b || m[1].Model != a {
+		t.Error("members are not in the order of rs")
+	}
+	if v, _ := m.ValFit(d, 0); v != fit || !(fit > 99.99) {
+		t.Errorf("fit %v, ValFit %v", fit, v)
 	}
 }

@@ -143,14 +143,26 @@ type Run struct {
 	Seed      uint64
 }
 
+// RecSeeds is how many seeds the shapes with a recurrent lift (Rec > 0)
+// train from, Seeds and then more. Their loops vary most from seed to
+// seed (a learned state finds other local minima of the simulation
+// error), so they gain most from the mean of more of them: on the quick
+// plant zoo (16 cases, docs/BENCHMARKS.md, session 23) a third seed of the
+// recurrent shapes alone FIXME.
+const RecSeeds = 3
+
 // Runs are the loops trained for a plant whose passive linear FIR needs L
 // taps, from the user's seed: every shape of Shapes from seed, then every
-// shape from seed+1, and so on (an interrupted search keeps whole passes).
+// shape from seed+1, and so on up to Seeds; then the shapes with a
+// recurrent lift from the seeds after those, up to RecSeeds (an
+// interrupted search keeps whole passes).
 func Runs(L int, seed uint64) []Run {
 	var rs []Run
-	for k := range uint64(Seeds) {
+	for k := range uint64(max(Seeds, RecSeeds)) {
 		for _, st := range Shapes(L) {
-			rs = append(rs, Run{Structure: st, Seed: seed + k})
+			if k < Seeds || (st.Rec > 0 && k < RecSeeds) {
+				rs = append(rs, Run{Structure: st, Seed: seed + k})
+			}
 		}
 	}
 	return rs

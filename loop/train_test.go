@@ -162,21 +162,49 @@ func TestLRSchedule(t *testing.T) {
 }
 
 func TestRuns(t *testing.T) {
-	rs := Runs(64, 7)
-	if len(rs) != len(Shapes(64))*Seeds {
-		t.Fatalf("%d runs, want %d shapes × %d seeds", len(rs), len(Shapes(64)), Seeds)
-	}
-	seen := map[string]bool{}
-	for i, r := range rs {
-		// seed-major: a pass over the shapes per seed
-		want := Shapes(64)[i%len(Shapes(64))]
-		if r.Seed != 7+uint64(i/len(Shapes(64))) || r.Structure.Check() != nil || fmt.Sprint(r.Structure) != fmt.Sprint(want) {
-			t.Errorf("run %d: %+v, want shape %+v seed %d", i, r, want, 7+i/len(Shapes(64)))
+	shapes := Shapes(64)
+	rec := 0
+	for _, st := range shapes {
+		if st.Rec > 0 {
+			rec++
 		}
+	}
+	if rec == 0 || rec == len(shapes) {
+		t.Fatalf("%d of %d shapes are recurrent: the test needs both kinds", rec, len(shapes))
+	}
+	rs := Runs(64, 7)
+	if want := len(shapes)*Seeds + rec*(RecSeeds-Seeds); len(rs) != want {
+		t.Fatalf("%d runs, want %d shapes × %d seeds + %d recurrent shapes × %d more", len(rs), len(shapes), Seeds, rec, RecSeeds-Seeds)
+	}
+	// an independent count: every shape from its number of seeds, seed-major
+	count := map[string]int{}
+	seen := map[string]bool{}
+	lastSeed := uint64(7)
+	for i, r := range rs {
+		if r.Structure.Check() != nil {
+			t.Errorf("run %d: %+v does not check", i, r)
+		}
+		if r.Seed < lastSeed {
+			t.Errorf("run %d: seed %d after seed %d (want a pass over the shapes per seed)", i, r.Seed, lastSeed)
+		}
+		lastSeed = r.Seed
 		key := fmt.Sprint(r)
 		if seen[key] {
 			t.Errorf("run %d repeats %s", i, key)
 		}
 		seen[key] = true
+		count[fmt.Sprint(r.Structure)]++
+		if want := uint64(count[fmt.Sprint(r.Structure)]) + 6; r.Seed != want {
+			t.Errorf("run %d: seed %d, want %d (the shape's %d-th run)", i, r.Seed, want, count[fmt.Sprint(r.Structure)])
+		}
+	}
+	for _, st := range shapes {
+		want := Seeds
+		if st.Rec > 0 {
+			want = RecSeeds
+		}
+		if got := count[fmt.Sprint(st)]; got != want {
+			t.Errorf("shape %+v trains from %d seeds, want %d", st, got, want)
+		}
 	}
 }

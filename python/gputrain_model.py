@@ -36,7 +36,8 @@ _STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear
 _TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
 
 ENVELOPE_FORMAT = "gputrain-model"
-ENVELOPE_VERSION = 1
+ENVELOPE_VERSION = 2
+MAX_COUNT = 1 << 20  # loop.MaxCount
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
 _LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s", "rec"}
@@ -442,15 +443,29 @@ def _loop_envelope(f):
 
 
 class LoopMeanModel:
-    """The mean of several passive loops driven by the same u, y = (1/n) sum_i y_i, read from a
-    gputrain-model file of class "loop" whose params are {"members": [...]} (loop.Mean): passive
-    when every loop is (a parallel interconnection scaled by 1/n); see load."""
+    """The weighted mean of several passive loops driven by the same u, y = sum_i c_i y_i / sum_i c_i,
+    read from a gputrain-model file of class "loop" whose params are {"members": [...]} and, from
+    version 2, "counts": [c_i, ...] (integers >= 1; absent: every c_i is 1) (loop.Mean): passive when
+    every loop is (a parallel interconnection, loop i scaled by c_i / sum c); see load."""
 
     def __init__(self, f, allow_uncertified=False):
         self.ts = _loop_envelope(f)
         p = f.get("params")
-        if not isinstance(p, dict) or set(p) != {"members"} or not isinstance(p["members"], list) or not p["members"]:
-            raise ValueError("params: a mean of loops is {\"members\": [one loop's params, ...]} with at least one member")
+        if (not isinstance(p, dict) or "members" not in p or not set(p) <= {"members", "counts"}
+                or not isinstance(p["members"], list) or not p["members"]):
+            raise ValueError("params: a mean of loops is {\"members\": [one loop's params, ...]} with at least one member"
+                             " (and, from version 2, \"counts\")")
+        self.counts = [1] * len(p["members"])
+        if "counts" in p:
+            if f["version"] < 2:
+                raise ValueError("params.counts needs version 2")
+            c = p["counts"]
+            if not isinstance(c, list) or len(c) != len(p["members"]):
+                raise ValueError("params.counts must be a list of one count per member")
+            self.counts = [_int(v, "params.counts[%d]" % i) for i, v in enumerate(c)]
+            for i, v in enumerate(self.counts):
+                if not 1 <= v <= MAX_COUNT:
+                    raise ValueError("params.counts[%d] is %d, want 1..%d" % (i, v, MAX_COUNT))
         self.members = []
         for i, pi in enumerate(p["members"]):
             m = LoopModel.__new__(LoopModel)
@@ -462,12 +477,15 @@ class LoopMeanModel:
         self.passive = all(m.passive for m in self.members)
 
     def simulate(self, u):
-        """Mean output of the loops for one record from rest (summed in order, then divided, as Go does)."""
+        """Weighted mean output of the loops for one record from rest (c_i y_i summed in member
+        order, then divided by sum c, as Go does)."""
         y = None
-        for m in self.members:
+        for m, c in zip(self.members, self.counts):
             ym = m.simulate(u)
+            if c != 1:
+                ym = float(c) * ym
             y = ym if y is None else y + ym
-        return y / len(self.members)
+        return y / float(sum(self.counts))
 
     def __repr__(self):
         return "LoopMeanModel(%s, passive=%r)" % (", ".join(repr(m) for m in self.members), self.passive)

@@ -26,7 +26,8 @@
 //     loop of two NFIRs (package loop), its memories sized by L* and its
 //     forward FIR started from the linear baseline's taps, trained on the
 //     simulation error, in each of the shapes of loop.Shapes from each of
-//     loop.Seeds seeds (loop.Runs). The family offers the best of them, or
+//     loop.Seeds seeds, and the recurrent shapes from more (loop.RecSeeds;
+//     loop.Runs lists them). The family offers the best of them, or
 //     the mean of several (loop.Mean, passive as a parallel
 //     interconnection), its members chosen on validation (loop.Choose).
 //  5. When the best NFIR is feedforward, its blends with the linear baseline

@@ -103,6 +103,9 @@ type Row struct {
 	// Members are the structures of the loops a mean row averages
 	// (loop.Mean; Structure and Loop are then zero).
 	Members []loop.Structure `json:"members,omitempty"`
+	// Counts are the members' counts in a weighted mean (loop.Member),
+	// absent when every member counts once.
+	Counts []int `json:"counts,omitempty"`
 	// Blend is, for a blend row, the weight α of the feedforward NFIR
 	// (Structure) against the passive FIR it is blended with
 	// (model.Blend: y = α·NFIR + (1−α)·FIR); 0 for other rows.
@@ -338,6 +341,18 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	return s.chooseLoop(res, trained, idx)
 }
 
+// countsText is a weighted mean's counts, "2+1+3".
+func countsText(m loop.Mean) string {
+	var b strings.Builder
+	for i, l := range m {
+		if i > 0 {
+			b.WriteByte('+')
+		}
+		fmt.Fprint(&b, l.Count)
+	}
+	return b.String()
+}
+
 // chooseLoop sets the loop family's offer from the trained shapes (rows:
 // their rows): the best, or their mean when it scores better on
 // validation, which then gets a row of its own.
@@ -351,14 +366,20 @@ func (s *searcher) chooseLoop(res *Result, trained []*loop.Result, rows []int) e
 	}
 	res.LoopModel, res.LoopFit = m, fit
 	for i, r := range trained {
-		if len(m) == 1 && m[0] == r.Model {
+		if len(m) == 1 && m[0].Model == r.Model {
 			res.loopRow = rows[i]
 		}
 	}
 	if mean {
 		row := Row{Name: fmt.Sprintf("loop mean of %d loops", len(m)), ValFit: fit}
+		if m.Weighted() {
+			row.Name = fmt.Sprintf("loop weighted mean of %d loops (counts %s)", len(m), countsText(m))
+		}
 		for _, l := range m {
 			row.Members = append(row.Members, l.Structure)
+			if m.Weighted() {
+				row.Counts = append(row.Counts, l.Count)
+			}
 		}
 		res.loopRow = len(res.Rows)
 		res.Rows = append(res.Rows, row)
@@ -662,7 +683,7 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 func (s *searcher) plan(n, rungs int) Plan {
 	p := Plan{Rungs: rungs, Candidates: n}
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
-		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Shapes(1))*loop.Seeds, s.opt.Loop.Epochs
+		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(1, 0)), s.opt.Loop.Epochs
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

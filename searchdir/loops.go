@@ -181,14 +181,14 @@ func ReadLoop(trialDir string, val *data.Dataset, skip int) (*loop.Result, float
 		return nil, m.Seconds, fmt.Errorf("searchdir: %s: %w", path, err)
 	}
 	lm, ok := cm.(*loopclass.Model)
-	if !ok || len(lm.Mean) != 1 {
+	if !ok || len(lm.Mean) != 1 || lm.Mean[0].Count != 1 {
 		return nil, m.Seconds, fmt.Errorf("searchdir: %s: not one loop", path)
 	}
 	fit, err := lm.Mean.ValFit(val, skip)
 	if err != nil {
 		return nil, m.Seconds, fmt.Errorf("searchdir: %s: %w", path, err)
 	}
-	return &loop.Result{Model: lm.Mean[0], ValFit: fit, Epochs: m.Epochs}, m.Seconds, nil
+	return &loop.Result{Model: lm.Mean[0].Model, ValFit: fit, Epochs: m.Epochs}, m.Seconds, nil
 }
 
 var _ search.LoopTrainer = (*Trainer)(nil)

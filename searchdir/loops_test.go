@@ -44,19 +44,20 @@ func TestLoopPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 12 {
-		t.Fatalf("%d trials, want %d (6 shapes × 2 seeds)", len(p.Trials), n)
+	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 14 {
+		t.Fatalf("%d trials, want %d (6 shapes × 2 seeds, the 2 recurrent ones from a third)", len(p.Trials), n)
 	}
 	for _, tc := range []struct {
 		trial int
 		shape string
-	}{{7, "wide"}, {9, "wide-states"}, {10, "sized-rec"}} {
+		seed  int
+	}{{7, "wide", 4}, {9, "wide-states", 4}, {10, "sized-rec", 4}, {13, "wide-rec", 5}} {
 		args, err := p.Trials[tc.trial].Args(LoopsDir(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
 		line := strings.Join(args, " ")
-		for _, want := range []string{"--model=loop", "--loop-shape=" + tc.shape + " ", "--seed=4", "--workers=2", "--loop-epochs=5", "--loop-skip=1",
+		for _, want := range []string{"--model=loop", "--loop-shape=" + tc.shape + " ", fmt.Sprintf("--seed=%d", tc.seed), "--workers=2", "--loop-epochs=5", "--loop-skip=1",
 			"--loop-init=" + filepath.Join(LoopsDir(dir), FIRFile), "--data " + filepath.Join(dir, "train.npy")} {
 			if !strings.Contains(line+" ", want) {
 				t.Errorf("trial %d's flags %q lack %s", tc.trial, line, want)

@@ -431,7 +431,7 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.SU, l.SY = 1, 1
-	if err := classes.Save(filepath.Join(dir, "trial-0000", ModelFile), &loopclass.Model{Mean: loop.Mean{l}}, classes.Meta{}); err != nil {
+	if err := classes.Save(filepath.Join(dir, "trial-0000", ModelFile), &loopclass.Model{Mean: loop.Of(l)}, classes.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(dir, "trial-0002"))

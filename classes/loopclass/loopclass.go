@@ -124,7 +124,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		}
 		res, err := loop.Train(ctx, cfg, train, val)
 		if res != nil && c.Shape != AllShapes {
-			return &Model{Mean: loop.Mean{res.Model}, Epochs: res.Epochs}, err // one loop: nothing to choose
+			return &Model{Mean: loop.Of(res.Model), Epochs: res.Epochs}, err // one loop: nothing to choose
 		}
 		if res != nil {
 			trained = append(trained, res)
@@ -147,7 +147,11 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 		return nil, err
 	}
 	if opt.Progress != nil && mean {
-		opt.Progress(fmt.Sprintf("loop: the mean of %d loops (greedy selection) scores %.2f%% on validation, better than each: kept", len(m), fit))
+		what := fmt.Sprintf("the mean of %d loops", len(m))
+		if m.Weighted() {
+			what = fmt.Sprintf("the weighted mean of %d loops (%d draws)", len(m), m.Total())
+		}
+		opt.Progress(fmt.Sprintf("loop: %s (ensemble selection with replacement) scores %.2f%% on validation, better than each: kept", what, fit))
 	}
 	return &Model{Mean: m}, nil
 }
@@ -194,9 +198,19 @@ type params struct {
 	Theta     []float64      `json:"theta"`
 }
 
-// meanParams is the params object of a mean of loops: each member's params.
+// meanParams is the params object of a mean of loops: each member's
+// params, and from version 2 their counts (absent: every count is 1).
 type meanParams struct {
 	Members []params `json:"members"`
+	Counts  []int    `json:"counts,omitempty"`
+}
+
+// FileVersion is 2 for a weighted mean (params.counts), 1 otherwise.
+func (m *Model) FileVersion() int {
+	if m.Weighted() {
+		return 2
+	}
+	return 1
 }
 
 func toParams(m *loop.Model) params { return params{m.Structure, m.SU, m.SY, m.Flatten()} }
@@ -204,12 +218,18 @@ func toParams(m *loop.Model) params { return params{m.Structure, m.SU, m.SY, m.F
 // MarshalParams writes one loop as a params object, and a mean of several
 // as {"members": [params, …]}.
 func (m *Model) MarshalParams() (json.RawMessage, error) {
-	if len(m.Mean) == 1 {
-		return json.Marshal(toParams(m.Mean[0]))
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	if len(m.Mean) == 1 && m.Mean[0].Count == 1 {
+		return json.Marshal(toParams(m.Mean[0].Model))
 	}
 	var mp meanParams
 	for _, l := range m.Mean {
-		mp.Members = append(mp.Members, toParams(l))
+		mp.Members = append(mp.Members, toParams(l.Model))
+		if m.Weighted() {
+			mp.Counts = append(mp.Counts, l.Count)
+		}
 	}
 	return json.Marshal(mp)
 }
@@ -228,7 +248,7 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Model{Mean: loop.Mean{l}}, nil
+		return &Model{Mean: loop.Of(l)}, nil
 	}
 	var mp meanParams
 	if err := classes.DecodeStrict(raw, &mp); err != nil {
@@ -237,13 +257,23 @@ func (class) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 	if len(mp.Members) == 0 {
 		return nil, fmt.Errorf("loopclass: params.members is empty: a mean needs at least one loop")
 	}
+	if mp.Counts != nil && len(mp.Counts) != len(mp.Members) {
+		return nil, fmt.Errorf("loopclass: params.counts has %d numbers for %d members", len(mp.Counts), len(mp.Members))
+	}
 	var m loop.Mean
 	for i, p := range mp.Members {
 		l, err := fromParams(p)
 		if err != nil {
 			return nil, fmt.Errorf("params.members[%d]: %w", i, err)
 		}
-		m = append(m, l)
+		c := 1
+		if mp.Counts != nil {
+			c = mp.Counts[i]
+			if c < 1 || c > loop.MaxCount {
+				return nil, fmt.Errorf("loopclass: params.counts[%d] is %d, want 1 to %d", i, c, loop.MaxCount)
+			}
+		}
+		m = append(m, loop.Member{Model: l, Count: c})
 	}
 	return &Model{Mean: m}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -49,8 +50,9 @@ func TestMeanRoundTrip(t *testing.T) {
 		mean    loop.Mean
 		members bool
 	}{
-		{"one loop", loop.Mean{a}, false},
-		{"mean of two", loop.Mean{a, b}, true},
+		{"one loop", loop.Of(a), false},
+		{"mean of two", loop.Of(a, b), true},
+		{"weighted mean", loop.Mean{{Model: a, Count: 2}, {Model: b, Count: 5}}, true},
 	} {
 		m := &loopclass.Model{Mean: c.mean}
 		var buf bytes.Buffer
@@ -59,6 +61,11 @@ func TestMeanRoundTrip(t *testing.T) {
 		}
 		if got := strings.Contains(buf.String(), `"members"`); got != c.members {
 			t.Errorf("%s: members in the file: %v, want %v", c.name, got, c.members)
+		}
+		// only a weighted mean needs version 2 (older readers read the rest)
+		weighted := c.mean.Weighted()
+		if got, want := strings.Contains(buf.String(), `"version": 2`), weighted; got != want || strings.Contains(buf.String(), `"counts"`) != weighted {
+			t.Errorf("%s: version 2 in the file: %v, counts: %v; want both %v", c.name, got, strings.Contains(buf.String(), `"counts"`), want)
 		}
 		back, _, err := classes.Decode(bytes.NewReader(buf.Bytes()))
 		if err != nil {
@@ -87,6 +94,41 @@ func TestDecodeMeanErrors(t *testing.T) {
 		{"unknown key", `{"members":[],"weights":[1]}`, "weights"},
 	} {
 		file := `{"format":"gputrain-model","class":"loop","version":1,"params":` + c.params + `}`
+		_, _, err := classes.Decode(strings.NewReader(file))
+		if !errors.Is(err, classes.ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want a format error naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestDecodeCounts: params.counts needs version 2, one count per member,
+// each 1 to loop.MaxCount; the weighted mean read back simulates as the
+// one written.
+func TestDecodeCounts(t *testing.T) {
+	a, b := randomLoop(t, loop.Sized(6), 4), randomLoop(t, loop.Sized(6), 5)
+	var buf bytes.Buffer
+	if err := classes.Encode(&buf, &loopclass.Model{Mean: loop.Mean{{Model: a, Count: 2}, {Model: b, Count: 1}}}, classes.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	if _, _, err := classes.Decode(strings.NewReader(good)); err != nil {
+		t.Fatalf("the file as written: %v", err)
+	}
+	counts := regexp.MustCompile(`"counts": \[[^\]]*\]`)
+	if !counts.MatchString(good) {
+		t.Fatalf("no counts in %s", good)
+	}
+	for _, c := range []struct{ name, counts, version, want string }{
+		{"version 1", "[2, 1]", "1", "need version 2"},
+		{"too few", "[3]", "2", "1 numbers for 2 members"},
+		{"too many", "[3, 1, 1]", "2", "3 numbers for 2 members"},
+		{"zero", "[0, 1]", "2", "counts[0] is 0"},
+		{"negative", "[1, -1]", "2", "counts[1] is -1"},
+		{"too large", "[1048577, 1]", "2", "counts[0] is 1048577"},
+		{"not an integer", "[1.5, 1]", "2", "counts"},
+	} {
+		file := counts.ReplaceAllLiteralString(good, `"counts": `+c.counts)
+		file = strings.Replace(file, `"version": 2`, `"version": `+c.version, 1)
 		_, _, err := classes.Decode(strings.NewReader(file))
 		if !errors.Is(err, classes.ErrFormat) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want a format error naming %q", c.name, err, c.want)

@@ -15,7 +15,7 @@ import (
 
 var updateSchema = flag.Bool("update", false, "rewrite the golden file-format shapes in testdata/schema")
 
-// TestSchemaGolden holds the shape of a loop file, one loop, a mean of two
+// TestSchemaGolden holds the shape of a loop file, one loop, a mean of two, a weighted mean,
 // a loop with sections and one with slow states and a recurrent lift (every key and its JSON type, internal/schema), to
 // testdata/schema/*.golden, as model's test does for an NFIR file. Run
 // 'go test ./classes/loopclass -run TestSchemaGolden -update' to rewrite.
@@ -26,7 +26,7 @@ func TestSchemaGolden(t *testing.T) {
 	c := randomLoop(t, withP1, 3)
 	rec := loop.WithRec(loop.WithStates(loop.Sized(6)))
 	d := randomLoop(t, rec, 4)
-	for name, m := range map[string]loop.Mean{"loop": {a}, "loop_mean": {a, b}, "loop_sections": {c}, "loop_states_rec": {d}} {
+	for name, m := range map[string]loop.Mean{"loop": loop.Of(a), "loop_mean": loop.Of(a, b), "loop_mean_weighted": {{Model: a, Count: 3}, {Model: b, Count: 1}}, "loop_sections": loop.Of(c), "loop_states_rec": loop.Of(d)} {
 		var buf bytes.Buffer
 		if err := classes.Encode(&buf, &loopclass.Model{Mean: m}, classes.Meta{Ts: 0.01, Training: []byte(`{"seed":1}`)}); err != nil {
 			t.Fatal(err)

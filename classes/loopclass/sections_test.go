@@ -38,9 +38,9 @@ func TestSectionsFile(t *testing.T) {
 		p1     bool
 		params int
 	}{
-		{"sections", loop.Mean{randomLoop(t, withP1, 1)}, true, 3},
-		{"no sections", loop.Mean{randomLoop(t, loop.Sized(8), 1)}, false, 0},
-		{"mean, one with sections", loop.Mean{randomLoop(t, withP1, 2), randomLoop(t, loop.Wide(6), 3)}, true, 3},
+		{"sections", loop.Of(randomLoop(t, withP1, 1)), true, 3},
+		{"no sections", loop.Of(randomLoop(t, loop.Sized(8), 1)), false, 0},
+		{"mean, one with sections", loop.Of(randomLoop(t, withP1, 2), randomLoop(t, loop.Wide(6), 3)), true, 3},
 	} {
 		m := &loopclass.Model{Mean: tc.mean}
 		var buf bytes.Buffer
@@ -76,7 +76,7 @@ func TestSectionsFile(t *testing.T) {
 	// an error naming theta.
 	one := randomLoop(t, withP1, 5)
 	var buf bytes.Buffer
-	if err := classes.Encode(&buf, &loopclass.Model{Mean: loop.Mean{one}}, classes.Meta{}); err != nil {
+	if err := classes.Encode(&buf, &loopclass.Model{Mean: loop.Of(one)}, classes.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	cut := strings.Replace(buf.String(), `"p1": 3`, `"p1": 2`, 1)

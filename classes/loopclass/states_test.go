@@ -18,7 +18,7 @@ import (
 func TestStatesFile(t *testing.T) {
 	st := loop.Sized(16)
 	st.S = 2
-	m := &loopclass.Model{Mean: loop.Mean{randomLoop(t, st, 7)}}
+	m := &loopclass.Model{Mean: loop.Of(randomLoop(t, st, 7))}
 	var buf bytes.Buffer
 	if err := classes.Encode(&buf, m, classes.Meta{Ts: 0.001}); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ func exportLoop(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "loop.json")
-	if err := classes.Save(path, &loopclass.Model{Mean: loop.Mean{m}}, classes.Meta{Ts: 0.02}); err != nil {
+	if err := classes.Save(path, &loopclass.Model{Mean: loop.Of(m)}, classes.Meta{Ts: 0.02}); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -214,7 +214,7 @@ func TestSaveLoopPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := trainJob{out: filepath.Join(dir, "loop.json"), plotDir: plots, train: train, val: val}
-	if _, err := saveLoop(&job, &search.Result{Loop: lr, LoopModel: loop.Mean{lr.Model}, LoopFit: lr.ValFit, LoopChosen: true}, trainOutcome{}); err != nil {
+	if _, err := saveLoop(&job, &search.Result{Loop: lr, LoopModel: loop.Of(lr.Model), LoopFit: lr.ValFit, LoopChosen: true}, trainOutcome{}); err != nil {
 		t.Fatal(err)
 	}
 	texts := svgTexts(t, filepath.Join(plots, "fit.svg"))

@@ -45,8 +45,8 @@ func TestSearchDirLoops(t *testing.T) {
 	train, val := genData(t, dir, 8, "1", "--samples", "100"), genData(t, dir, 3, "2", "--samples", "100")
 	mustRun(t, searchLoopArgs(train, val, filepath.Join(dir, "in.json"))...)
 	wantParams, wantTable := searchOutcome(t, filepath.Join(dir, "in.json"))
-	if n := strings.Count(wantTable, `"loop":`); n != loop.Seeds*len(loop.Shapes(8)) {
-		t.Fatalf("the search trained %d loops, want %d: %s", n, loop.Seeds*len(loop.Shapes(8)), wantTable)
+	if n := strings.Count(wantTable, `"loop":`); n != len(loop.Runs(8, 1)) {
+		t.Fatalf("the search trained %d loops, want %d: %s", n, len(loop.Runs(8, 1)), wantTable)
 	}
 	check := func(name string) {
 		t.Helper()
