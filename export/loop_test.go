@@ -357,6 +357,25 @@ func TestPythonLoopReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	jobs = append(jobs, job{bad, nil})
+	// a weighted mean's counts in a version-1 file: refused
+	var weighted string
+	for _, c := range cases {
+		if c.src.Loop.Weighted() {
+			weighted = c.path
+		}
+	}
+	if weighted == "" {
+		t.Fatal("no weighted mean among the cases")
+	}
+	wb, err := os.ReadFile(weighted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "v1counts.json")
+	if err := os.WriteFile(old, []byte(strings.Replace(string(wb), `"version": 2`, `"version": 1`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs = append(jobs, job{old, nil})
 	in, _ := json.Marshal(jobs)
 	wd, _ := os.Getwd()
 	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
@@ -393,8 +412,11 @@ func TestPythonLoopReader(t *testing.T) {
 			compareRel(t, fmt.Sprintf("%s record %d", c.name, k), parseAll(t, r.Closed[k]), c.src.Loop.Simulate(u))
 		}
 	}
-	if last := res[len(res)-1]; !strings.Contains(last.Refused, "params.theta") {
-		t.Errorf("a loop file with one number too many in theta: %+v, want a refusal naming params.theta", last)
+	if r := res[len(res)-2]; !strings.Contains(r.Refused, "params.theta") {
+		t.Errorf("a loop file with one number too many in theta: %+v, want a refusal naming params.theta", r)
+	}
+	if last := res[len(res)-1]; !strings.Contains(last.Refused, "params.counts needs version 2") {
+		t.Errorf("a version-1 file with counts: %+v, want a refusal naming params.counts", last)
 	}
 }
 
