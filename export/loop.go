@@ -214,7 +214,11 @@ func loopC(s *Source, name string) ([]File, error) {
 		"+ lin(0) >= 0 and r holds every term of an earlier sample, so y'(t) = (a1 (u'(t) - r2) + r1) / (1 + a1 a2),",
 		"e(t) = u'(t) - a2 y'(t) - r2, and y(t) = y_scale y'(t).")
 	if n > 1 {
-		lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their mean.", n, P, P, n-1, P))
+		if s.Loop.Weighted() {
+			lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their weighted mean, %s_m<i>'s output counted c_i times: y = (%s) / %d.", n, P, P, n-1, P, P, weightedSum(s.Loop), s.Loop.Total()))
+		} else {
+			lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their mean.", n, P, P, n-1, P))
+		}
 	}
 	lines = append(lines,
 		P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).",
