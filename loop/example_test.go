@@ -39,3 +39,35 @@ func ExampleWithRec() {
 	// GRU parameters: 272 of 604
 	// certified passive: true over 6 FIRs
 }
+
+// A weighted mean counts a loop drawn c times by ensemble selection c
+// times; it is passive when its loops are, and its output is theirs
+// weighted sample by sample.
+func ExampleMean() {
+	loops := make([]*loop.Model, 2)
+	for k := range loops {
+		m, _ := loop.New(loop.Sized(8))
+		theta := m.Flatten()
+		for i := range theta {
+			theta[i] = 0.3 * math.Sin(float64(i*(k+2)))
+		}
+		m.SetFlat(theta)
+		m.SU, m.SY = 1, 1
+		loops[k] = m
+	}
+	mean := loop.Mean{{Model: loops[0], Count: 3}, {Model: loops[1], Count: 1}}
+	u := []float64{1, 0.5, -0.2, 0.8}
+	y, y0, y1 := mean.Simulate(u), loops[0].Simulate(u), loops[1].Simulate(u)
+	worst := 0.0
+	for t := range u {
+		worst = math.Max(worst, math.Abs(y[t]-(3*y0[t]+y1[t])/4))
+	}
+	c, _ := mean.Certify()
+	fmt.Println("total count:", mean.Total(), "weighted:", mean.Weighted())
+	fmt.Println("y = (3 y0 + y1)/4 to 1e-15:", worst < 1e-15)
+	fmt.Println("certified passive:", c.Passive, "over", c.FIRs, "FIRs")
+	// Output:
+	// total count: 4 weighted: true
+	// y = (3 y0 + y1)/4 to 1e-15: true
+	// certified passive: true over 12 FIRs
+}

@@ -57,7 +57,8 @@ func (m Mean) Weighted() bool {
 	return false
 }
 
-// Check reports an empty mean or a nil member.
+// Check reports an empty mean, a nil member or a count outside 1 to
+// MaxCount.
 func (m Mean) Check() error {
 	if len(m) == 0 {
 		return fmt.Errorf("%w: a mean of no loops", ErrShape)
@@ -220,7 +221,8 @@ func Choose(val *data.Dataset, skip int, rs ...*Result) (m Mean, fit float64, me
 
 // ChooseSteps and ChooseStale bound Choose's selection: at most
 // ChooseSteps additions, and none after ChooseStale in a row that found no
-// better mean. Measured with these values (docs/BENCHMARKS.md, session 22).
+// better mean. Measured with these values (docs/BENCHMARKS.md, sessions 22
+// and 23).
 const (
 	ChooseSteps = 25
 	ChooseStale = 5
