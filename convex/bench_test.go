@@ -1,6 +1,7 @@
 package convex
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -127,8 +128,15 @@ func BenchmarkRobotLike(b *testing.B) {
 		b.Skip("n = 2000: minutes per solve")
 	}
 	p := robotLikeProblem(Block{Kind: Exact})
-	b.Run("n=2000", func(b *testing.B) { benchSolve(b, p, nil) })
-	// the trainer's setting (qpAcceptTol): without it this ends in ErrIterationLimit
+	// Without the trainer's setting (qpAcceptTol) this ends in
+	// ErrIterationLimit (docs/BENCHMARKS.md): reported as a skip, the
+	// reason the option exists, rather than as a failing benchmark.
+	b.Run("n=2000", func(b *testing.B) {
+		if _, err := Solve(p, nil); errors.Is(err, ErrIterationLimit) {
+			b.Skipf("without AcceptTol: %v", err)
+		}
+		benchSolve(b, p, nil)
+	})
 	b.Run("n=2000/AcceptTol=1e-6", func(b *testing.B) { benchSolve(b, p, &Options{AcceptTol: 1e-6}) })
 	// and with the trainer's ShiftTol
 	b.Run("n=2000/AcceptTol=1e-6/ShiftTol=1e-6", func(b *testing.B) { benchSolve(b, p, &Options{AcceptTol: 1e-6, ShiftTol: 1e-6}) })

@@ -14,13 +14,25 @@ import (
 	"github.com/passivenfir/gputrain/loop"
 )
 
+// benchShapes names loop.Shapes in their order, for the benchmarks' names.
+var benchShapes = []string{"sized", "wide", "sized-states", "wide-states", "sized-rec", "wide-rec"}
+
+// shapeName is benchShapes[i], failing b when loop.Shapes has grown beyond
+// the names (rather than panicking or misnaming a shape).
+func shapeName(b *testing.B, i int) string {
+	if n := len(loop.Shapes(50)); n != len(benchShapes) {
+		b.Fatalf("loop.Shapes has %d shapes, benchShapes names %d", n, len(benchShapes))
+	}
+	return benchShapes[i]
+}
+
 // BenchmarkLoopCStep times the generated C step of a loop of each of train's
-// two shapes at a memory of 50 samples (cc -O2, one core, CPU time measured
+// shapes at a memory of 50 samples (cc -O2, one core, CPU time measured
 // inside the C program, as BenchmarkCStep); compare with
 // BenchmarkLoopGoStep, the loop.Stepper of the same model.
 func BenchmarkLoopCStep(b *testing.B) {
 	for i, s := range loop.Shapes(50) {
-		b.Run([]string{"sized", "wide"}[i], func(b *testing.B) {
+		b.Run(shapeName(b, i), func(b *testing.B) {
 			dir := b.TempDir()
 			src, err := Load(writeLoop(b, dir, "loop", randomLoop(b, s, 1)), false)
 			if err != nil {
@@ -57,7 +69,7 @@ func BenchmarkLoopCStep(b *testing.B) {
 
 func BenchmarkLoopGoStep(b *testing.B) {
 	for i, s := range loop.Shapes(50) {
-		b.Run([]string{"sized", "wide"}[i], func(b *testing.B) {
+		b.Run(shapeName(b, i), func(b *testing.B) {
 			st, err := loop.NewStepper(randomLoop(b, s, 1))
 			if err != nil {
 				b.Fatal(err)

@@ -117,14 +117,22 @@ func TestCheckNamesTheField(t *testing.T) {
 	}
 }
 
-// BenchmarkStepper times one Step of the two shapes train uses, at a
+// BenchmarkStepper times one Step of every shape train uses (Shapes), at a
 // memory of 20 samples, and of the sized one with three sections.
 func BenchmarkStepper(b *testing.B) {
 	slow := Sized(20)
 	slow.P1 = 3
-	for i, s := range append(Shapes(20), slow) {
-		b.Run([]string{"sized", "wide", "sized+3sections"}[i], func(b *testing.B) {
-			m, err := New(s)
+	for _, tc := range []struct {
+		name string
+		s    Structure
+	}{
+		{"sized", Sized(20)}, {"wide", Wide(20)},
+		{"sized-states", WithStates(Sized(20))}, {"wide-states", WithStates(Wide(20))},
+		{"sized-rec", WithRec(Sized(20))}, {"wide-rec", WithRec(Wide(20))},
+		{"sized+3sections", slow},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m, err := New(tc.s)
 			if err != nil {
 				b.Fatal(err)
 			}
