@@ -172,7 +172,7 @@ func TestRuns(t *testing.T) {
 	if rec == 0 || rec == len(shapes) {
 		t.Fatalf("%d of %d shapes are recurrent: the test needs both kinds", rec, len(shapes))
 	}
-	rs := Runs(64, 7)
+	rs := Runs(64, 7, 0)
 	if want := len(shapes)*Seeds + rec*(RecSeeds-Seeds); len(rs) != want {
 		t.Fatalf("%d runs, want %d shapes × %d seeds + %d recurrent shapes × %d more", len(rs), len(shapes), Seeds, rec, RecSeeds-Seeds)
 	}
@@ -205,6 +205,56 @@ func TestRuns(t *testing.T) {
 		}
 		if got := count[fmt.Sprint(st)]; got != want {
 			t.Errorf("shape %+v trains from %d seeds, want %d", st, got, want)
+		}
+	}
+	for i, r := range rs {
+		if r.Skip != 0 {
+			t.Errorf("run %d skips %d without a second pass", i, r.Skip)
+		}
+	}
+	// with a skip: the same runs again, each with it
+	two := Runs(64, 7, 30)
+	if len(two) != 2*len(rs) {
+		t.Fatalf("%d runs with a skip, want %d", len(two), 2*len(rs))
+	}
+	for i, r := range two {
+		want := rs[i%len(rs)]
+		if i >= len(rs) {
+			want.Skip = 30
+		}
+		if fmt.Sprint(r) != fmt.Sprint(want) {
+			t.Errorf("run %d with a skip: %+v, want %+v", i, r, want)
+		}
+	}
+}
+
+func TestAutoSkip(t *testing.T) {
+	records := func(T ...int) *data.Dataset {
+		d := &data.Dataset{}
+		for _, n := range T {
+			d.Batches = append(d.Batches, data.Batch{U: make([]float64, n), Y: make([]float64, n)})
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name  string
+		L     int
+		train *data.Dataset
+		want  int
+	}{
+		{"the FIR's memory", 40, records(500, 500, 500), 40},
+		{"an eighth of the shortest record", 128, records(500, 800), 62},
+		{"a small share", 32, records(2000, 2000, 2000), 0}, // 96 of 6000 samples: 1.6 %
+		{"exactly 1/32", 25, records(800, 800), 25},         // 50 of 1600
+		{"just below 1/32", 24, records(800, 800), 0},
+		{"one long record", 512, records(5000), 512},
+		{"records shorter than 8", 4, records(7, 7), 0},
+		{"no records", 16, &data.Dataset{}, 0},
+		{"no data", 16, nil, 0},
+		{"no memory", 0, records(500), 0},
+	} {
+		if got := AutoSkip(tc.L, tc.train); got != tc.want {
+			t.Errorf("%s: AutoSkip(%d) = %d, want %d", tc.name, tc.L, got, tc.want)
 		}
 	}
 }

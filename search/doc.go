@@ -27,7 +27,9 @@
 //     forward FIR started from the linear baseline's taps, trained on the
 //     simulation error, in each of the shapes of loop.Shapes from each of
 //     loop.Seeds seeds, and the recurrent shapes from more (loop.RecSeeds;
-//     loop.Runs lists them). The family offers the best of them, or
+//     loop.Runs lists them); with Options.AutoSkip and no skip of the
+//     user's, all of them again leaving loop.AutoSkip's first samples of
+//     each training record out of their loss. The family offers the best of them, or
 //     the mean of several (loop.Mean, passive as a parallel
 //     interconnection), its members chosen on validation (loop.Choose).
 //  5. When the best NFIR is feedforward, its blends with the linear baseline

@@ -66,12 +66,23 @@ func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.
 	return ctx.Err()
 }
 
+// loopSkip is the skip of the loop family's second pass (loop.Runs): with
+// Options.AutoSkip and no skip of the user's, loop.AutoSkip's for the
+// linear FIR's length and the training records; otherwise 0.
+func (s *searcher) loopSkip(res *Result) int {
+	if !s.opt.AutoSkip || s.base.Skip > 0 {
+		return 0
+	}
+	return loop.AutoSkip(res.LinearTaps, s.train)
+}
+
 // loops are the loop family's runs for the linear FIR res holds: loop.Runs
 // of its length from the base seed, each with Options.Loop's settings, the
-// base's skips, and every worker of the search.
+// base's skips (a run of the second pass its own training skip), and every
+// worker of the search.
 func (s *searcher) loops(res *Result) Loops {
 	ls := Loops{Linear: res.linear}
-	for _, run := range loop.Runs(res.LinearTaps, s.base.Seed) {
+	for _, run := range loop.Runs(res.LinearTaps, s.base.Seed, s.loopSkip(res)) {
 		st := run.Structure
 		cfg := *s.opt.Loop
 		cfg.Structure = st
@@ -80,11 +91,14 @@ func (s *searcher) loops(res *Result) Loops {
 			// where the linear baseline is
 			cfg.InitLinear = fir.Lin
 		}
-		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = s.base.Skip, s.base.ValSkip, run.Seed, nil
+		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = max(s.base.Skip, run.Skip), s.base.ValSkip, run.Seed, nil
 		if cfg.Workers == 0 {
 			cfg.Workers = s.opt.Workers
 		}
 		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d]%s, seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], liftExtras(st), run.Seed)
+		if run.Skip > 0 {
+			name += fmt.Sprintf(", skip %d", run.Skip)
+		}
 		ls.Names, ls.Configs = append(ls.Names, name), append(ls.Configs, cfg)
 	}
 	return ls

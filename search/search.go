@@ -57,6 +57,11 @@ type Options struct {
 	// error) with this configuration, its structure sized by the linear
 	// FIR's length (loop.Sized), when the user fixed no structure field.
 	Loop *loop.Config
+	// AutoSkip, when set and the base configuration has no skip, makes the
+	// loop family train its runs a second time with loop.AutoSkip's
+	// training skip (loop.Runs), the choice taking loops of both passes:
+	// what train does when the user gave no --skip.
+	AutoSkip bool
 	// Progress, when set, receives one event per fitted FIR, rung and
 	// candidate.
 	Progress func(Event)
@@ -109,7 +114,10 @@ type Row struct {
 	// Blend is, for a blend row, the weight α of the feedforward NFIR
 	// (Structure) against the passive FIR it is blended with
 	// (model.Blend: y = α·NFIR + (1−α)·FIR); 0 for other rows.
-	Blend   float64 `json:"blend,omitempty"`
+	Blend float64 `json:"blend,omitempty"`
+	// Skip is, for a loop row, the samples at the start of each training
+	// record left out of its loss (loop.Config.Skip); absent when none.
+	Skip    int     `json:"skip,omitempty"`
 	Rung    int     `json:"rung"`   // the last rung it trained in, 0-based
 	Iters   int     `json:"iters"`  // its schedule at that rung
 	Epochs  int     `json:"epochs"` // Adam epochs per iteration at that rung
@@ -180,6 +188,9 @@ type Plan struct {
 	// LoopEpochs epochs of backpropagation through time, early-stopped.
 	Loop              bool
 	Loops, LoopEpochs int
+	// LoopSkip is the training skip of the loops' second pass (loop.Runs),
+	// 0 when there is none.
+	LoopSkip int
 }
 
 func (p Plan) String() string {
@@ -187,6 +198,9 @@ func (p Plan) String() string {
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
 	if p.Loop {
 		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
+		if p.LoopSkip > 0 {
+			s += fmt.Sprintf(" (half of them not fitting the first %d samples of each record)", p.LoopSkip)
+		}
 	}
 	return s
 }
@@ -271,7 +285,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		cands = cands[:n]
 	}
 	res.Rungs = rungs
-	plan := s.plan(len(cands), rungs)
+	plan := s.plan(res, len(cands), rungs)
 	s.emit(Event{Stage: "plan", ValFit: math.NaN(), Note: plan.String()})
 	// 3. Successive halving.
 	alive := cands
@@ -310,7 +324,7 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	err := tr.TrainLoops(ctx, loops, s.train, s.val, func(i int, t TrainedLoop) {
 		cfg := loops.Configs[i]
 		st := cfg.Structure
-		row := &Row{Name: loops.Names[i], Loop: &st, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: t.Seconds}
+		row := &Row{Name: loops.Names[i], Loop: &st, Skip: cfg.Skip, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: t.Seconds}
 		if r := t.Result; r != nil {
 			row.ValFit, row.Epochs = r.ValFit, r.Epochs
 			results[i] = r
@@ -680,10 +694,11 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 	return cfg
 }
 
-func (s *searcher) plan(n, rungs int) Plan {
+func (s *searcher) plan(res *Result, n, rungs int) Plan {
 	p := Plan{Rungs: rungs, Candidates: n}
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
-		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(1, 0)), s.opt.Loop.Epochs
+		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(res.LinearTaps, 0, s.loopSkip(res))), s.opt.Loop.Epochs
+		p.LoopSkip = s.loopSkip(res)
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

@@ -128,7 +128,7 @@ func TestSelectRungs(t *testing.T) {
 			t.Errorf("rung %d: epochs %v, want %v", r, perRung[r], w)
 		}
 	}
-	p := (&searcher{base: base}).plan(9, 3)
+	p := (&searcher{base: base}).plan(&Result{}, 9, 3)
 	if p.Epochs != 9*1+3*3+1*9 || p.FullEpochs != 9 || len(plans) != 1 || plans[0] != p.String() {
 		t.Errorf("plan %+v (%q), events %q", p, p.String(), plans)
 	}
@@ -206,7 +206,7 @@ func TestSelectLoop(t *testing.T) {
 			}
 		}
 	}
-	if loops != len(loop.Runs(res.LinearTaps, 1)) || chosen != 1 || res.ValFit() != top || means != min(len(res.LoopModel)-1, 1) {
+	if loops != len(loop.Runs(res.LinearTaps, 1, 0)) || chosen != 1 || res.ValFit() != top || means != min(len(res.LoopModel)-1, 1) {
 		t.Errorf("%d loop rows, %d mean rows, %d chosen, chosen fit %v, best %v", loops, means, chosen, res.ValFit(), top)
 	}
 	base := tiny()

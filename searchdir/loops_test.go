@@ -27,7 +27,7 @@ func TestLoopPlan(t *testing.T) {
 	}
 	runs := func(L int, edit func(*loop.Config)) search.Loops {
 		ls := search.Loops{Linear: fir}
-		for _, r := range loop.Runs(L, 3) {
+		for _, r := range loop.Runs(L, 3, 0) {
 			cfg := loop.DefaultConfig()
 			cfg.Structure, cfg.Seed, cfg.Workers, cfg.Epochs, cfg.Skip = r.Structure, r.Seed, 2, 5, 1
 			if len(fir.Lin) == r.Structure.L1 {
@@ -44,7 +44,7 @@ func TestLoopPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(loop.Runs(16, 3)); len(p.Trials) != n || n != 14 {
+	if n := len(loop.Runs(16, 3, 0)); len(p.Trials) != n || n != 14 {
 		t.Fatalf("%d trials, want %d (6 shapes × 2 seeds, the 2 recurrent ones from a third)", len(p.Trials), n)
 	}
 	for _, tc := range []struct {

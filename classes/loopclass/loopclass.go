@@ -17,7 +17,7 @@ import (
 )
 
 // Class is the class "loop".
-var Class classes.Class = class{States: -1, Rec: -1}
+var Class classes.Class = class{Skip: -1, States: -1, Rec: -1}
 
 type class struct {
 	Memory, Epochs, Skip int
@@ -41,7 +41,7 @@ func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.States, "loop-states", -1, "--model loop: slow states of u and of y that the lifting network sees beside its windows (loop.Structure.S): leaky averages with time constants max(4, memory/4)·4^i samples, i = 0…N−1: the memory of a hidden state such as the play of a gear (-1: the shape's own)")
 	fs.IntVar(&c.Rec, "loop-rec", -1, "--model loop: units of a GRU state, driven by u(t) and y(t−1), that the lifting network sees beside its windows (loop.Structure.Rec): a learned memory of the past, trained with the rest (-1: the shape's own)")
-	fs.IntVar(&c.Skip, "loop-skip", 0, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR)")
+	fs.IntVar(&c.Skip, "loop-skip", -1, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR); -1: none, except that --loop-shape all also trains every loop again leaving out loop.AutoSkip's (the FIR's memory, at most an eighth of the shortest record, where that is at least 1/32 of the samples) and chooses among both")
 	return func() classes.Class { return c }
 }
 
@@ -52,8 +52,8 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 	switch {
 	case c.Memory < 0:
 		return 0, nil, fmt.Errorf("%w: --loop-memory %d must be ≥ 0", classes.ErrSettings, c.Memory)
-	case c.Skip < 0:
-		return 0, nil, fmt.Errorf("%w: --loop-skip %d must be ≥ 0", classes.ErrSettings, c.Skip)
+	case c.Skip < -1:
+		return 0, nil, fmt.Errorf("%w: --loop-skip %d must be ≥ 0 (or -1: automatic)", classes.ErrSettings, c.Skip)
 	case c.Sections < 0:
 		return 0, nil, fmt.Errorf("%w: --loop-sections %d must be ≥ 0", classes.ErrSettings, c.Sections)
 	case c.States < -1:
@@ -76,7 +76,7 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 	}
 	fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
 	fcfg.Scale, fcfg.Decay = trainer.ScaleAuto, 0
-	fcfg.Seed, fcfg.Workers, fcfg.ValSkip, fcfg.Skip = opt.Seed, opt.Workers, opt.ValSkip, c.Skip
+	fcfg.Seed, fcfg.Workers, fcfg.ValSkip, fcfg.Skip = opt.Seed, opt.Workers, opt.ValSkip, max(c.Skip, 0)
 	fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
 	if fir == nil {
 		return 0, nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
@@ -96,8 +96,12 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	if c.Epochs > 0 {
 		base.Epochs = c.Epochs
 	}
-	base.Seed, base.Workers, base.ValSkip, base.Skip = opt.Seed, opt.Workers, opt.ValSkip, c.Skip
-	runs := loop.Runs(L, opt.Seed)
+	base.Seed, base.Workers, base.ValSkip, base.Skip = opt.Seed, opt.Workers, opt.ValSkip, max(c.Skip, 0)
+	auto := 0
+	if c.Skip < 0 {
+		auto = loop.AutoSkip(L, train)
+	}
+	runs := loop.Runs(L, opt.Seed, auto)
 	if c.Shape != AllShapes {
 		runs = []loop.Run{{Structure: c.Shape.Structure(L), Seed: opt.Seed}}
 	}
@@ -112,14 +116,14 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			st.Rec = c.Rec
 		}
 		cfg := base
-		cfg.Structure, cfg.Seed = st, run.Seed
+		cfg.Structure, cfg.Seed, cfg.Skip = st, run.Seed, max(base.Skip, run.Skip)
 		if len(initLin) == st.L1 {
 			// the loop starts from the FIR it is sized by (as the search's)
 			cfg.InitLinear = initLin
 		}
 		if opt.Progress != nil {
 			cfg.Progress = func(ep int, loss, vf float64) {
-				opt.Progress(fmt.Sprintf("loop R %d [%d] seed %d epoch %4d/%d  loss %.4g  val fit %6.2f%%", st.R1, st.Hidden[0], run.Seed, ep+1, cfg.Epochs, loss, vf))
+				opt.Progress(fmt.Sprintf("loop R %d [%d] seed %d skip %d epoch %4d/%d  loss %.4g  val fit %6.2f%%", st.R1, st.Hidden[0], run.Seed, cfg.Skip, ep+1, cfg.Epochs, loss, vf))
 			}
 		}
 		res, err := loop.Train(ctx, cfg, train, val)

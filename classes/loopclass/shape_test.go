@@ -111,7 +111,7 @@ func TestFitOneShape(t *testing.T) {
 		{"--loop-init", bad},
 		{"--loop-init", path, "--loop-memory", "8"},
 		{"--loop-init", filepath.Join(dir, "none.json")},
-		{"--loop-skip", "-1"},
+		{"--loop-skip", "-2"},
 	} {
 		if _, err := fitWith(t, args, train, val, opt); !errors.Is(err, classes.ErrSettings) {
 			t.Errorf("%v: %v; want ErrSettings", args, err)

@@ -45,8 +45,17 @@ func TestSearchDirLoops(t *testing.T) {
 	train, val := genData(t, dir, 8, "1", "--samples", "100"), genData(t, dir, 3, "2", "--samples", "100")
 	mustRun(t, searchLoopArgs(train, val, filepath.Join(dir, "in.json"))...)
 	wantParams, wantTable := searchOutcome(t, filepath.Join(dir, "in.json"))
-	if n := strings.Count(wantTable, `"loop":`); n != len(loop.Runs(8, 1)) {
-		t.Fatalf("the search trained %d loops, want %d: %s", n, len(loop.Runs(8, 1)), wantTable)
+	// records of 100 samples and a 50-tap FIR: the loops train again
+	// leaving out min(50, 100/8) = 12 samples (loop.AutoSkip), as trials of
+	// --loop-skip 12
+	if !strings.Contains(wantTable, `"linear_taps":50,"linear_val_fit"`) {
+		t.Fatalf("the search chose another FIR than the test expects: %s", wantTable)
+	}
+	if n, want := strings.Count(wantTable, `"loop":`), len(loop.Runs(50, 1, 12)); n != want {
+		t.Fatalf("the search trained %d loops, want %d: %s", n, want, wantTable)
+	}
+	if n, want := strings.Count(wantTable, `"skip":12,`), len(loop.Runs(50, 1, 0)); n != want {
+		t.Fatalf("%d loops skip 12 samples, want %d: %s", n, want, wantTable)
 	}
 	check := func(name string) {
 		t.Helper()

@@ -344,7 +344,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// lengths then stretches the bound again (0.93^(50/L))
 		extra["decay"] = "auto"
 	}
-	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto()}
+	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip")}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {
