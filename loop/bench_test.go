@@ -9,14 +9,7 @@ import (
 // a 64-tap memory: what a sample of training costs, and so what the
 // recurrent lift adds to it (ns/op over 4800 samples).
 func BenchmarkBatchGrad(b *testing.B) {
-	for _, tc := range []struct {
-		name string
-		s    Structure
-	}{
-		{"sized", Sized(64)}, {"wide", Wide(64)},
-		{"sized-states", WithStates(Sized(64))}, {"wide-states", WithStates(Wide(64))},
-		{"sized-rec", WithRec(Sized(64))}, {"wide-rec", WithRec(Wide(64))},
-	} {
+	for _, tc := range namedShapes(b, 64) {
 		b.Run(tc.name, func(b *testing.B) {
 			m := randomModel(b, tc.s, 1)
 			const W, n = 600, 8
@@ -35,4 +28,24 @@ func BenchmarkBatchGrad(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*W), "ns/sample")
 		})
 	}
+}
+
+// namedShape is a shape of Shapes with the name --loop-shape gives it.
+type namedShape struct {
+	name string
+	s    Structure
+}
+
+// namedShapes are Shapes(L), named for the benchmarks; tb fails when
+// Shapes has grown beyond the names.
+func namedShapes(tb testing.TB, L int) []namedShape {
+	names := []string{"sized", "wide", "sized-states", "wide-states", "sized-rec", "wide-rec"}
+	if n := len(Shapes(L)); n != len(names) {
+		tb.Fatalf("Shapes has %d shapes, namedShapes names %d", n, len(names))
+	}
+	var out []namedShape
+	for i, s := range Shapes(L) {
+		out = append(out, namedShape{names[i], s})
+	}
+	return out
 }

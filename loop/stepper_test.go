@@ -122,15 +122,7 @@ func TestCheckNamesTheField(t *testing.T) {
 func BenchmarkStepper(b *testing.B) {
 	slow := Sized(20)
 	slow.P1 = 3
-	for _, tc := range []struct {
-		name string
-		s    Structure
-	}{
-		{"sized", Sized(20)}, {"wide", Wide(20)},
-		{"sized-states", WithStates(Sized(20))}, {"wide-states", WithStates(Wide(20))},
-		{"sized-rec", WithRec(Sized(20))}, {"wide-rec", WithRec(Wide(20))},
-		{"sized+3sections", slow},
-	} {
+	for _, tc := range append(namedShapes(b, 20), namedShape{"sized+3sections", slow}) {
 		b.Run(tc.name, func(b *testing.B) {
 			m, err := New(tc.s)
 			if err != nil {
