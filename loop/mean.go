@@ -129,6 +129,45 @@ func (m Mean) ValFit(d *data.Dataset, skip int) (float64, error) {
 	return valFit(m, d, skip)
 }
 
+// ChoosePasses is Choose over the loops of the two passes of Runs: first
+// trained without the automatic skip, second with it (AutoSkip). The
+// second pass joins the choice only when its own choice scores higher on
+// val than the first pass's: then Choose takes loops of both; otherwise
+// the first pass's choice is kept. Deciding for the pass as a whole before
+// choosing loops from it keeps the choice from drawing loops of a pass
+// the validation data do not prefer, whose small gains on val did not
+// hold on test: on the quick plant zoo (docs/BENCHMARKS.md, session 24),
+// choosing among all loops of both passes lowered the test Fit of 4 cases
+// by 0.1 to 0.8 points where the second pass validated worse, and this
+// rule kept those at the first pass's choice while taking the second
+// pass's gains (stribeck recorded mid-motion, 71.1 → 78.0 %). With one
+// pass empty (none trained, or all failed) it is Choose over the other.
+func ChoosePasses(val *data.Dataset, skip int, first, second []*Result) (m Mean, fit float64, mean bool, err error) {
+	if !anyTrained(second) {
+		return Choose(val, skip, first...)
+	}
+	if !anyTrained(first) {
+		return Choose(val, skip, second...)
+	}
+	m1, f1, mean1, err := Choose(val, skip, first...)
+	if err != nil {
+		return nil, math.NaN(), false, err
+	}
+	_, f2, _, err := Choose(val, skip, second...)
+	if err != nil {
+		return nil, math.NaN(), false, err
+	}
+	if !(f2 > f1) {
+		return m1, f1, mean1, nil
+	}
+	return Choose(val, skip, append(slices.Clone(first), second...)...)
+}
+
+// anyTrained reports whether some result holds a model.
+func anyTrained(rs []*Result) bool {
+	return slices.ContainsFunc(rs, func(r *Result) bool { return r != nil && r.Model != nil })
+}
+
 // Choose returns the loop to keep among trained results: the one with the
 // best validation Fit, or a weighted mean of several when that scores
 // better on val (first skip samples of each record not scored). The mean

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
@@ -195,5 +196,87 @@ func TestChooseWithReplacement(t *testing.T) {
 	}
 	if v, _ := m.ValFit(d, 0); v != fit || !(fit > 99.99) {
 		t.Errorf("fit %v, ValFit %v", fit, v)
+	}
+}
+
+// TestChoosePasses: the second pass joins the choice only when its own
+// choice validates better than the first pass's; an empty pass leaves
+// Choose over the other.
+func TestChoosePasses(t *testing.T) {
+	s := Structure{R1: 2, R2: 2, Hidden: []int{5}, B1: 3, T1: 6, L1: 4, B2: 2, T2: 4, L2: 3}
+	a, b, c, e := randomModel(t, s, 31), randomModel(t, s, 32), randomModel(t, s, 33), randomModel(t, s, 34)
+	data3 := func(target Mean) *data.Dataset {
+		d := &data.Dataset{}
+		for r := 0; r < 3; r++ {
+			u := randomInput(uint64(1300+r), 200)
+			d.Batches = append(d.Batches, data.Batch{U: u, Y: target.Simulate(u)})
+		}
+		return d
+	}
+	results := func(d *data.Dataset, ms ...*Model) []*Result {
+		var rs []*Result
+		for _, m := range ms {
+			f, _ := valFit(m, d, 0)
+			rs = append(rs, &Result{Model: m, ValFit: f})
+		}
+		return rs
+	}
+	same := func(x, y Mean) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, tc := range []struct {
+		name   string
+		target Mean
+		pooled bool // the want is Choose over both passes (else over the first)
+	}{
+		{"the first pass fits", Of(a, b), false},             // first {a, b}, second {c, e}
+		{"the second pass fits", Mean{{a, 1}, {c, 2}}, true}, // c alone beats a, b and their means
+	} {
+		d := data3(tc.target)
+		first, second := results(d, a, b), results(d, c, e)
+		m, fit, mean, err := ChoosePasses(d, 0, first, second)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		pool := first
+		if tc.pooled {
+			pool = append(slices.Clone(first), second...)
+		}
+		wm, wfit, wmean, _ := Choose(d, 0, pool...)
+		if !same(m, wm) || fit != wfit || mean != wmean {
+			t.Errorf("%s: %d members, fit %v, mean %v; want Choose over %d loops: %d members, fit %v", tc.name, len(m), fit, mean, len(pool), len(wm), wfit)
+		}
+		_, f1, _, _ := Choose(d, 0, first...)
+		_, f2, _, _ := Choose(d, 0, second...)
+		if (f2 > f1) != tc.pooled {
+			t.Errorf("%s: the passes validate %v and %v: the test's premise fails", tc.name, f1, f2)
+		}
+	}
+	d := data3(Of(a, b))
+	for _, tc := range []struct {
+		name          string
+		first, second []*Result
+		want          []*Result
+	}{
+		{"no second pass", results(d, a, b), nil, results(d, a, b)},
+		{"a failed second pass", results(d, a, b), []*Result{nil, {}}, results(d, a, b)},
+		{"no first pass", nil, results(d, c, e), results(d, c, e)},
+	} {
+		m, fit, _, err := ChoosePasses(d, 0, tc.first, tc.second)
+		wm, wfit, _, _ := Choose(d, 0, tc.want...)
+		if err != nil || !same(m, wm) || fit != wfit {
+			t.Errorf("%s: %d members, fit %v, %v; want %d members, fit %v", tc.name, len(m), fit, err, len(wm), wfit)
+		}
+	}
+	if _, _, _, err := ChoosePasses(d, 0, nil, nil); err == nil {
+		t.Error("no loop: no error")
 	}
 }

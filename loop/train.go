@@ -198,10 +198,10 @@ const SkipShare = 32
 // every record. Whether the records start at rest is not known (a test on
 // the passive FIR's first-L-sample error did not tell the zoo's mid-motion
 // cases apart, docs/BENCHMARKS.md, session 23), so the loops train both
-// ways and the choice on validation data takes what fits: on the quick
-// plant zoo (16 cases, session 24) this raised the chosen loop's test Fit
-// of the stribeck plant recorded mid-motion from 71.1 to 78.0 %, and moved
-// the other cases by −0.8 to +0.8. The second pass costs as much as the
+// ways and the choice on validation data takes what fits (ChoosePasses):
+// on the quick plant zoo (16 cases, session 24) this raised the chosen
+// loop's test Fit of the stribeck plant recorded mid-motion from 71.1 to
+// 78.0 %. The second pass costs as much as the
 // first, so it is trained only where the left-out share is material, where
 // an initial transient can weigh on the loss: the one-port of issue 26 (40
 // records of 2000 samples, a 32-tap FIR) would leave out 1.6 % and take

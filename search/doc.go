@@ -29,7 +29,9 @@
 //     loop.Seeds seeds, and the recurrent shapes from more (loop.RecSeeds;
 //     loop.Runs lists them); with Options.AutoSkip and no skip of the
 //     user's, all of them again leaving loop.AutoSkip's first samples of
-//     each training record out of their loss. The family offers the best of them, or
+//     each training record out of their loss, that second pass joining the
+//     choice when it validates better (loop.ChoosePasses). The family
+//     offers the best of them, or
 //     the mean of several (loop.Mean, passive as a parallel
 //     interconnection), its members chosen on validation (loop.Choose).
 //  5. When the best NFIR is feedforward, its blends with the linear baseline

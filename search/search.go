@@ -338,8 +338,8 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	if err != nil && ctx.Err() == nil {
 		return err
 	}
-	trained := make([]*loop.Result, 0, len(rows))
-	idx := make([]int, 0, len(rows))
+	var trained [2][]*loop.Result // the passes of loop.Runs: without and with the automatic skip
+	idx := map[*loop.Result]int{}
 	for i, row := range rows {
 		if row == nil {
 			continue // not started: interrupted
@@ -348,7 +348,11 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 			if res.Loop == nil || r.ValFit > res.Loop.ValFit {
 				res.Loop = r
 			}
-			trained, idx = append(trained, r), append(idx, len(res.Rows))
+			pass := 0
+			if loops.Configs[i].Skip > s.base.Skip {
+				pass = 1
+			}
+			trained[pass], idx[r] = append(trained[pass], r), len(res.Rows)
 		}
 		res.Rows = append(res.Rows, *row)
 	}
@@ -367,21 +371,23 @@ func countsText(m loop.Mean) string {
 	return b.String()
 }
 
-// chooseLoop sets the loop family's offer from the trained shapes (rows:
-// their rows): the best, or their mean when it scores better on
-// validation, which then gets a row of its own.
-func (s *searcher) chooseLoop(res *Result, trained []*loop.Result, rows []int) error {
-	if len(trained) == 0 {
+// chooseLoop sets the loop family's offer from the trained loops of both
+// passes (loop.ChoosePasses; rows: their rows): the best, or their mean
+// when it scores better on validation, which then gets a row of its own.
+func (s *searcher) chooseLoop(res *Result, trained [2][]*loop.Result, rows map[*loop.Result]int) error {
+	if len(trained[0])+len(trained[1]) == 0 {
 		return nil
 	}
-	m, fit, mean, err := loop.Choose(s.val, s.base.ValSkip, trained...)
+	m, fit, mean, err := loop.ChoosePasses(s.val, s.base.ValSkip, trained[0], trained[1])
 	if err != nil {
 		return err
 	}
 	res.LoopModel, res.LoopFit = m, fit
-	for i, r := range trained {
-		if len(m) == 1 && m[0].Model == r.Model {
-			res.loopRow = rows[i]
+	for _, pass := range trained {
+		for _, r := range pass {
+			if len(m) == 1 && m[0].Model == r.Model {
+				res.loopRow = rows[r]
+			}
 		}
 	}
 	if mean {

@@ -41,7 +41,7 @@ func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.States, "loop-states", -1, "--model loop: slow states of u and of y that the lifting network sees beside its windows (loop.Structure.S): leaky averages with time constants max(4, memory/4)·4^i samples, i = 0…N−1: the memory of a hidden state such as the play of a gear (-1: the shape's own)")
 	fs.IntVar(&c.Rec, "loop-rec", -1, "--model loop: units of a GRU state, driven by u(t) and y(t−1), that the lifting network sees beside its windows (loop.Structure.Rec): a learned memory of the past, trained with the rest (-1: the shape's own)")
-	fs.IntVar(&c.Skip, "loop-skip", -1, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR); -1: none, except that --loop-shape all also trains every loop again leaving out loop.AutoSkip's (the FIR's memory, at most an eighth of the shortest record, where that is at least 1/32 of the samples) and chooses among both")
+	fs.IntVar(&c.Skip, "loop-skip", -1, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR); -1: none, except that --loop-shape all also trains every loop again leaving out loop.AutoSkip's (the FIR's memory, at most an eighth of the shortest record, where that is at least 1/32 of the samples), and chooses among the loops of both when that second pass validates better (loop.ChoosePasses)")
 	return func() classes.Class { return c }
 }
 
@@ -105,7 +105,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	if c.Shape != AllShapes {
 		runs = []loop.Run{{Structure: c.Shape.Structure(L), Seed: opt.Seed}}
 	}
-	var trained []*loop.Result
+	var trained [2][]*loop.Result // the passes of loop.Runs: without and with the automatic skip
 	for _, run := range runs {
 		st := run.Structure
 		st.P1 = c.Sections
@@ -131,13 +131,17 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			return &Model{Mean: loop.Of(res.Model), Epochs: res.Epochs}, err // one loop: nothing to choose
 		}
 		if res != nil {
-			trained = append(trained, res)
+			pass := 0
+			if run.Skip > 0 {
+				pass = 1
+			}
+			trained[pass] = append(trained[pass], res)
 		}
 		if err != nil {
-			if len(trained) == 0 {
+			if len(trained[0])+len(trained[1]) == 0 {
 				return nil, err
 			}
-			m, _, _, cerr := loop.Choose(val, opt.ValSkip, trained...)
+			m, _, _, cerr := loop.ChoosePasses(val, opt.ValSkip, trained[0], trained[1])
 			if cerr != nil {
 				return nil, err
 			}
@@ -146,7 +150,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 	}
 	// The shapes and seeds err in different ways: their mean is kept when
 	// it scores better on validation than the best of them.
-	m, fit, mean, err := loop.Choose(val, opt.ValSkip, trained...)
+	m, fit, mean, err := loop.ChoosePasses(val, opt.ValSkip, trained[0], trained[1])
 	if err != nil {
 		return nil, err
 	}
