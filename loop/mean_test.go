@@ -221,17 +221,6 @@ func TestChoosePasses(t *testing.T) {
 		}
 		return rs
 	}
-	same := func(x, y Mean) bool {
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i] != y[i] {
-				return false
-			}
-		}
-		return true
-	}
 	for _, tc := range []struct {
 		name   string
 		target Mean
@@ -251,7 +240,7 @@ func TestChoosePasses(t *testing.T) {
 			pool = append(slices.Clone(first), second...)
 		}
 		wm, wfit, wmean, _ := Choose(d, 0, pool...)
-		if !same(m, wm) || fit != wfit || mean != wmean {
+		if !slices.Equal(m, wm) || fit != wfit || mean != wmean {
 			t.Errorf("%s: %d members, fit %v, mean %v; want Choose over %d loops: %d members, fit %v", tc.name, len(m), fit, mean, len(pool), len(wm), wfit)
 		}
 		_, f1, _, _ := Choose(d, 0, first...)
@@ -272,7 +261,7 @@ func TestChoosePasses(t *testing.T) {
 	} {
 		m, fit, _, err := ChoosePasses(d, 0, tc.first, tc.second)
 		wm, wfit, _, _ := Choose(d, 0, tc.want...)
-		if err != nil || !same(m, wm) || fit != wfit {
+		if err != nil || !slices.Equal(m, wm) || fit != wfit {
 			t.Errorf("%s: %d members, fit %v, %v; want %d members, fit %v", tc.name, len(m), fit, err, len(wm), wfit)
 		}
 	}

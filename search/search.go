@@ -59,8 +59,9 @@ type Options struct {
 	Loop *loop.Config
 	// AutoSkip, when set and the base configuration has no skip, makes the
 	// loop family train its runs a second time with loop.AutoSkip's
-	// training skip (loop.Runs), the choice taking loops of both passes:
-	// what train does when the user gave no --skip.
+	// training skip (loop.Runs), that pass joining the choice when it
+	// validates better (loop.ChoosePasses): what train does when the user
+	// gave no --skip.
 	AutoSkip bool
 	// Progress, when set, receives one event per fitted FIR, rung and
 	// candidate.
