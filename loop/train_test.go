@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 )
 
 // loopData simulates records of a random loop (the true plant) driven by
@@ -229,13 +230,7 @@ func TestRuns(t *testing.T) {
 }
 
 func TestAutoSkip(t *testing.T) {
-	records := func(T ...int) *data.Dataset {
-		d := &data.Dataset{}
-		for _, n := range T {
-			d.Batches = append(d.Batches, data.Batch{U: make([]float64, n), Y: make([]float64, n)})
-		}
-		return d
-	}
+	records := datatest.Zeros
 	for _, tc := range []struct {
 		name  string
 		L     int

@@ -2,22 +2,18 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 	"github.com/passivenfir/gputrain/loop"
 )
 
 // TestLoopsSkip: the loop family's runs with and without the automatic
 // training skip, and a user's skip winning over it.
 func TestLoopsSkip(t *testing.T) {
-	records := func(n, T int) *data.Dataset {
-		d := &data.Dataset{}
-		for range n {
-			d.Batches = append(d.Batches, data.Batch{U: make([]float64, T), Y: make([]float64, T)})
-		}
-		return d
-	}
+	records := func(n, T int) *data.Dataset { return datatest.Zeros(slices.Repeat([]int{T}, n)...) }
 	lc := loop.DefaultConfig()
 	for _, tc := range []struct {
 		name     string

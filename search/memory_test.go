@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
@@ -14,13 +15,7 @@ import (
 // its grid, the NFIR candidates around each length, the loops) has a longer
 // memory than MaxMemory, and one reaches it.
 func TestMaxMemory(t *testing.T) {
-	records := func(n ...int) *data.Dataset {
-		d := &data.Dataset{}
-		for _, k := range n {
-			d.Batches = append(d.Batches, data.Batch{U: make([]float64, k), Y: make([]float64, k)})
-		}
-		return d
-	}
+	records := datatest.Zeros
 	base := trainer.DefaultConfig()
 	for _, tc := range []struct {
 		name  string

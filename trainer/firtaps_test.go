@@ -8,16 +8,11 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 )
 
 func TestLinearTapGrid(t *testing.T) {
-	rec := func(lens ...int) *data.Dataset {
-		d := &data.Dataset{}
-		for _, n := range lens {
-			d.Batches = append(d.Batches, data.Batch{U: make([]float64, n), Y: make([]float64, n)})
-		}
-		return d
-	}
+	rec := datatest.Zeros
 	for _, c := range []struct {
 		d    *data.Dataset
 		want []int
