@@ -347,6 +347,10 @@ func b2i(b bool) int {
 	return 0
 }
 
+// xcorrTile is XT of nfir.cu: the samples per shared-memory tile of
+// xcorr_partial.
+const xcorrTile = 256
+
 // xcorr computes out[j*mG+k] (+)= Σ_t a(t)an_j(t) b(t−k)bn_j(t−k) (an, bn
 // may be 0) over the current Seqs.
 func (c *CUDA) xcorr(N, mN, mG int, a, an, b, bn, out uint64, acc bool) {
@@ -356,7 +360,7 @@ func (c *CUDA) xcorr(N, mN, mG int, a, an, b, bn, out uint64, acc bool) {
 	G := groups(N)
 	part := c.buf("xpart", G*mN*mG)
 	bs := min(256, (mG+31)/32*32)
-	c.launch(kXcorr, dims(G, mN, 1), dims(bs, 1, 1), 0, N, mN, mG, dptr(c.ts.p), dptr(a), dptr(an), dptr(b), dptr(bn), G, dptr(part))
+	c.launch(kXcorr, dims(G, mN, 1), dims(bs, 1, 1), 8*(3*xcorrTile+bs-1), N, mN, mG, dptr(c.ts.p), dptr(a), dptr(an), dptr(b), dptr(bn), G, dptr(part))
 	c.sumPartials(mN*mG, G, part, out, acc)
 }
 
@@ -376,9 +380,22 @@ func (c *CUDA) ConvForward(s Seqs, mN, mG int, u, n, g, z, y []float64) {
 	down(y, dy, N)
 }
 
+// bankTile is the time tile (and tap chunk) of conv_fwd and conv_bwd_dn:
+// one thread per sample of the tile; their shared memory holds a tap chunk
+// and the tile's staged signal with its halo, 3·bankTile − 1 doubles.
+const bankTile = 256
+
+// bankGrid is the launch of conv_fwd / conv_bwd_dn: one block per (time
+// tile, branch), flattened as tile·mN + j.
+func bankGrid(N, mN int) (grid, block [3]uint32, shmem int) {
+	tiles := (int64(N) + bankTile - 1) / bankTile
+	gr, bl := grid1(tiles*int64(mN)*bankTile, bankTile)
+	return gr, bl, 8 * (3*bankTile - 1)
+}
+
 func (c *CUDA) convFwd(N, mN, mG int, du, dn, dg, dz, dy uint64) {
-	gr, bl := grid1(int64(N)*int64(mN), 128)
-	c.launch(kConvFwd, gr, bl, 0, N, mN, mG, dptr(c.ts.p), dptr(du), dptr(dn), dptr(dg), dptr(dz))
+	gr, bl, sh := bankGrid(N, mN)
+	c.launch(kConvFwd, gr, bl, sh, N, mN, mG, dptr(c.ts.p), dptr(du), dptr(dn), dptr(dg), dptr(dz))
 	gr, bl = grid1(int64(N), 128)
 	c.launch(kConvOut, gr, bl, 0, N, mN, dptr(dn), dptr(dz), dptr(dy))
 }
@@ -404,8 +421,8 @@ func (c *CUDA) ConvBackward(s Seqs, mN, mG int, u, n, g, z, dy, dn, dg []float64
 }
 
 func (c *CUDA) convBwd(N, mN, mG int, du, dn, dg, dz, ddy, ddn uint64) {
-	gr, bl := grid1(int64(N)*int64(mN), 128)
-	c.launch(kConvBwdDn, gr, bl, 0, N, mN, mG, dptr(c.te.p), dptr(du), dptr(dn), dptr(dg), dptr(dz), dptr(ddy), dptr(ddn))
+	gr, bl, sh := bankGrid(N, mN)
+	c.launch(kConvBwdDn, gr, bl, sh, N, mN, mG, dptr(c.te.p), dptr(du), dptr(dn), dptr(dg), dptr(dz), dptr(ddy), dptr(ddn))
 }
 
 // LinearForward implements Backend.LinearForward on the GPU.

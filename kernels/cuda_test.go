@@ -100,6 +100,55 @@ func TestCUDAConv(t *testing.T) {
 	cuClose(t, "dg", dgg, dgc)
 }
 
+// TestCUDABankTiles runs the tiled bank kernels (conv_fwd, conv_bwd_dn,
+// xcorr_partial) on shapes that cross their tile, tap-chunk and group
+// boundaries, which the small shapes above never reach: several time tiles
+// with trajectory starts inside a tile, m_G above one chunk of 256 taps
+// (and longer than a record), and enough samples for several reduction
+// groups and several shared-memory tiles per group.
+func TestCUDABankTiles(t *testing.T) {
+	c := newTestCUDA(t)
+	defer c.Close()
+	for i, tc := range []struct {
+		name    string
+		lengths []int
+		mN, mG  int
+	}{
+		{"tiles", []int{300, 0, 700, 3, 500}, 2, 7},
+		{"chunks", []int{600, 5, 900}, 1, 300},
+		{"groups", []int{2500, 2600, 10}, 2, 40},
+		{"chunks+groups", []int{4100, 97}, 1, 513},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(10, uint64(i)))
+			s, err := NewSeqs(tc.lengths...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			N, mN, mG := s.Total(), tc.mN, tc.mG
+			u, n, g := cuRand(rng, N, 1), cuRand(rng, N*mN, 1), cuRand(rng, mN*mG, 1)
+			cpu := &CPU{Workers: 2}
+			zc, yc := make([]float64, N*mN), make([]float64, N)
+			zg, yg := make([]float64, N*mN), make([]float64, N)
+			cpu.ConvForward(s, mN, mG, u, n, g, zc, yc)
+			c.ConvForward(s, mN, mG, u, n, g, zg, yg)
+			cuClose(t, "z", zg, zc)
+			cuClose(t, "y", yg, yc)
+			dy := cuRand(rng, N, 1)
+			dnc, dgc := make([]float64, N*mN), make([]float64, mN*mG)
+			dng, dgg := make([]float64, N*mN), make([]float64, mN*mG)
+			cpu.ConvBackward(s, mN, mG, u, n, g, zc, dy, dnc, dgc)
+			c.ConvBackward(s, mN, mG, u, n, g, zc, dy, dng, dgg)
+			cuClose(t, "dn", dng, dnc)
+			cuClose(t, "dg", dgg, dgc)
+			dlc, dlg := make([]float64, mG), make([]float64, mG)
+			cpu.LinearBackward(s, mG, u, dy, dlc)
+			c.LinearBackward(s, mG, u, dy, dlg)
+			cuClose(t, "dlin", dlg, dlc)
+		})
+	}
+}
+
 func TestCUDALinear(t *testing.T) {
 	c := newTestCUDA(t)
 	defer c.Close()

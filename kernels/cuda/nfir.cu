@@ -115,21 +115,45 @@ KERNEL void dense_dx(int rows, int in, int out, const double *dpre, const double
 
 // ------------------------------------------------------- convolution bank
 
-// conv_fwd: one thread per (sample t, branch j), idx = t*mN + j:
-// z_j(t) = Σ_{k<mG, t−k ≥ ts[t]} g_j(k) n_j(t−k) u(t−k).
+// The bank kernels below work on tiles in shared memory. The naive form
+// (one thread per output, reading n[(t−k)·mN + j] from global memory for
+// every tap) had each warp touch a cache line per branch per tap: on an H100
+// the large case of cuda_bench_test.go spent most of its 319 ms epoch there
+// (docs/GPU.md). A block now stages v = n_j·u (or dy·n_j) for one branch and
+// one time tile — plus the halo the taps reach — once, and the taps in chunks
+// of blockDim.x, so any m_G fits; every thread then reads consecutive shared
+// words. Each output still sums its taps in ascending k.
+
+// conv_fwd: block b = tile·mN + j, blockDim.x = TT threads, one per sample
+// t = tile·TT + threadIdx.x of branch j; dynamic shared memory
+// (2·TT + TT − 1)·8 bytes (a tap chunk of TT, and TT + TT − 1 staged v):
+// z_j(t) = Σ_{k<mG, t−k ≥ ts[t]} g_j(k) (n_j(t−k) u(t−k)).
 KERNEL void conv_fwd(int total, int mN, int mG, const int *ts, const double *u,
                      const double *n, const double *g, double *z) {
-    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= (long long)total * mN) return;
-    int t = (int)(idx / mN), j = (int)(idx % mN);
-    int kmax = imin(mG - 1, t - ts[t]);
+    DYN_SHARED(double, sh);
+    int TT = blockDim.x, tid = threadIdx.x;
+    int j = (int)(blockIdx.x % mN);
+    long long t0 = (long long)(blockIdx.x / mN) * TT, t = t0 + tid;
+    double *gs = sh, *vs = sh + TT;
+    bool ok = t < total;
+    int kmax = ok ? imin(mG - 1, (int)(t - ts[t])) : -1;
     const double *gj = g + (long long)j * mG;
     double s = 0;
-    for (int k = 0; k <= kmax; k++) {
-        long long sk = t - k;
-        s += gj[k] * n[sk * mN + j] * u[sk];
+    for (int k0 = 0; k0 < mG; k0 += TT) {
+        int kc = imin(TT, mG - k0);
+        long long base = t0 - k0 - (kc - 1); // vs[i] = v(base + i)
+        if (tid < kc) gs[tid] = gj[k0 + tid];
+        for (int i = tid; i < TT + kc - 1; i += TT) {
+            long long si = base + i;
+            vs[i] = (si >= 0 && si < total) ? n[si * mN + j] * u[si] : 0;
+        }
+        __syncthreads();
+        int kend = imin(kc - 1, kmax - k0);
+        const double *vt = vs + tid + kc - 1; // v(t − k0 − kk) = vt[−kk]
+        for (int kk = 0; kk <= kend; kk++) s += gs[kk] * vt[-kk];
+        __syncthreads();
     }
-    z[idx] = s;
+    if (ok) z[t * mN + j] = s;
 }
 
 // conv_out: y(t) = Σ_j n_j(t) z_j(t) (overwrites y).
@@ -141,46 +165,91 @@ KERNEL void conv_out(int total, int mN, const double *n, const double *z, double
     y[t] = s;
 }
 
-// conv_bwd_dn: dn_j(t) = dy(t) z_j(t) + u(t) Σ_{k<mG, t+k < te[t]} g_j(k) dy(t+k) n_j(t+k).
+// conv_bwd_dn: the adjoint of conv_fwd, tiled the same way (block
+// b = tile·mN + j, TT threads, the same shared memory), with w = dy·n_j
+// staged ahead of the tile instead of behind it:
+// dn_j(t) = dy(t) z_j(t) + u(t) Σ_{k<mG, t+k < te[t]} g_j(k) (dy(t+k) n_j(t+k)).
 KERNEL void conv_bwd_dn(int total, int mN, int mG, const int *te, const double *u,
                         const double *n, const double *g, const double *z, const double *dy,
                         double *dn) {
-    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (idx >= (long long)total * mN) return;
-    int t = (int)(idx / mN), j = (int)(idx % mN);
-    int kmax = imin(mG - 1, te[t] - 1 - t);
+    DYN_SHARED(double, sh);
+    int TT = blockDim.x, tid = threadIdx.x;
+    int j = (int)(blockIdx.x % mN);
+    long long t0 = (long long)(blockIdx.x / mN) * TT, t = t0 + tid;
+    double *gs = sh, *ws = sh + TT;
+    bool ok = t < total;
+    int kmax = ok ? imin(mG - 1, (int)(te[t] - 1 - t)) : -1;
     const double *gj = g + (long long)j * mG;
     double s = 0;
-    for (int k = 0; k <= kmax; k++) {
-        long long sk = t + k;
-        s += gj[k] * dy[sk] * n[sk * mN + j];
+    for (int k0 = 0; k0 < mG; k0 += TT) {
+        int kc = imin(TT, mG - k0);
+        long long base = t0 + k0; // ws[i] = w(base + i)
+        if (tid < kc) gs[tid] = gj[k0 + tid];
+        for (int i = tid; i < TT + kc - 1; i += TT) {
+            long long si = base + i;
+            ws[i] = si < total ? dy[si] * n[si * mN + j] : 0;
+        }
+        __syncthreads();
+        int kend = imin(kc - 1, kmax - k0);
+        const double *wt = ws + tid; // w(t + k0 + kk) = wt[kk]
+        for (int kk = 0; kk <= kend; kk++) s += gs[kk] * wt[kk];
+        __syncthreads();
     }
-    dn[idx] = dy[t] * z[idx] + u[t] * s;
+    if (ok) {
+        long long idx = t * mN + j;
+        dn[idx] = dy[t] * z[idx] + u[t] * s;
+    }
 }
 
 // xcorr_partial: the tap-gradient / cross-correlation reduction
-//   part[grp*(mN*mG) + j*mG + k] = Σ_{t in group grp, t−k ≥ ts[t]} a(t)·an_j(t) · b(t−k)·bn_j(t−k)
+//   part[grp*(mN*mG) + j*mG + k] = Σ_{t in group grp, t−k ≥ ts[t]} (a(t)·an_j(t)) · (b(t−k)·bn_j(t−k))
 // where an / bn (total×mN) may be NULL (factor 1). Samples are split into
-// `groups` contiguous ranges. Grid (groups, mN); each thread owns taps
-// k = threadIdx.x, threadIdx.x + blockDim.x, … and loops over the group's
-// samples in order.
+// `groups` contiguous ranges. Grid (groups, mN); thread threadIdx.x owns
+// tap k = k0 + threadIdx.x of each chunk of blockDim.x taps and adds the
+// group's samples in ascending order, tile by tile of XT samples staged in
+// shared memory: A = a·an_j and ts for the tile, B = b·bn_j for the tile and
+// the blockDim.x − 1 samples behind it. Dynamic shared memory
+// (3·XT + blockDim.x − 1)·8 bytes.
+#define XT 256
 KERNEL void xcorr_partial(int total, int mN, int mG, const int *ts, const double *a,
                           const double *an, const double *b, const double *bn, int groups,
                           double *part) {
-    int grp = blockIdx.x, j = blockIdx.y;
-    long long t0 = (long long)total * grp / groups, t1 = (long long)total * (grp + 1) / groups;
-    for (int k = threadIdx.x; k < mG; k += blockDim.x) {
+    DYN_SHARED(double, sh);
+    int grp = blockIdx.x, j = blockIdx.y, BS = blockDim.x, tid = threadIdx.x;
+    long long g0 = (long long)total * grp / groups, g1 = (long long)total * (grp + 1) / groups;
+    double *As = sh, *Bs = sh + 2 * XT;
+    long long *Ts = (long long *)(sh + XT); // XT slots of 8 bytes
+    for (int k0 = 0; k0 < mG; k0 += BS) {
+        int k = k0 + tid;
         double s = 0;
-        for (long long t = t0; t < t1; t++) {
-            long long sk = t - k;
-            if (sk < ts[t]) continue;
-            double w = a[t];
-            if (an) w *= an[t * mN + j];
-            double v = b[sk];
-            if (bn) v *= bn[sk * mN + j];
-            s += w * v;
+        for (long long t0 = g0; t0 < g1; t0 += XT) {
+            int nt = (int)(g1 - t0 < XT ? g1 - t0 : XT);
+            long long base = t0 - k0 - (BS - 1); // Bs[i] = B(base + i)
+            for (int i = tid; i < nt; i += BS) {
+                long long t = t0 + i;
+                double w = a[t];
+                if (an) w *= an[t * mN + j];
+                As[i] = w;
+                Ts[i] = ts[t];
+            }
+            for (int i = tid; i < nt + BS - 1; i += BS) {
+                long long si = base + i;
+                double v = 0;
+                if (si >= 0 && si < total) {
+                    v = b[si];
+                    if (bn) v *= bn[si * mN + j];
+                }
+                Bs[i] = v;
+            }
+            __syncthreads();
+            if (k < mG) {
+                const double *bt = Bs + (BS - 1) - tid; // B(t0 + m − k) = bt[m]
+                for (int m = 0; m < nt; m++)
+                    if (t0 + m - k >= Ts[m]) s += As[m] * bt[m];
+            }
+            __syncthreads();
         }
-        part[(long long)grp * mN * mG + (long long)j * mG + k] = s;
+        if (k < mG) part[(long long)grp * mN * mG + (long long)j * mG + k] = s;
     }
 }
 
