@@ -456,6 +456,11 @@ func (c *CUDA) LinearBackward(s Seqs, mL int, u, dy, dlin []float64) {
 	down(dlin, dl, mL)
 }
 
+// clThreads is the block size of cl_fwd and cl_bwd (one trajectory per
+// block): each step's tap sums are split over clThreads/mN threads per
+// branch, the MLP's units over the block.
+const clThreads = 128
+
 // gtile is GT of nfir.cu (the Gram tile width).
 const gtile = 16
 
@@ -598,7 +603,7 @@ func (c *CUDA) ClosedLoopForward(cl *ClosedLoop, s Seqs, theta, g, lin, u, y []f
 	dth := c.up("theta", theta, cl.NumParams())
 	dg, dl, du := c.up("g", g, mN*cl.MG), c.up("lin", lin, cl.ML), c.up("u", u, N)
 	dy := c.buf("cl_y", N)
-	c.launch(kClFwd, dims(s.Batches(), 1, 1), dims(32, 1, 1), 0,
+	c.launch(kClFwd, dims(s.Batches(), 1, 1), dims(clThreads, 1, 1), 8*max(clThreads, mN),
 		dptr(c.off.p), mN, cl.MG, cl.ML, cl.R1, cl.R2, b2i(cl.Feedback), b2i(cl.HoldU), L,
 		dptr(dt.geo.p), dptr(dt.geo.p+uint64(4*len(sizes))), dptr(dth), dptr(dg), dptr(dl), dptr(du),
 		cl.UA, cl.UB, cl.QA, cl.QB, N, dptr(dt.act.p), dptr(dt.z.p), dptr(dy))
@@ -652,7 +657,7 @@ func (c *CUDA) ClosedLoopBackward(cl *ClosedLoop, s Seqs, theta, g, lin, u []flo
 		part = c.buf("thpart", B*np)
 	}
 	if mN > 0 {
-		c.launch(kClBwd, dims(B, 1, 1), dims(32, 1, 1), 16*wmax,
+		c.launch(kClBwd, dims(B, 1, 1), dims(clThreads, 1, 1), 16*wmax+8*max(clThreads, mN),
 			dptr(c.off.p), mN, mG, cl.R1, cl.R2, b2i(cl.Feedback), L,
 			dptr(dt.geo.p), dptr(dt.geo.p+uint64(4*len(dt.sizes))), np, dptr(dth), dptr(dgg), dptr(du), cl.QA, N,
 			dptr(dt.act.p), dptr(dt.z.p), dptr(ay), dptr(part))

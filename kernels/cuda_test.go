@@ -230,6 +230,13 @@ func cuHold(fb bool, mL int) *ClosedLoop {
 	return cl
 }
 
+// cuShape is cuLoop (FB, with a linear FIR) with mN branches of mG taps.
+func cuShape(mN, mG int) *ClosedLoop {
+	cl := &ClosedLoop{MN: mN, MG: mG, ML: 4, R1: 2, R2: 2, Feedback: true, UA: 1.3, UB: 0.1, QA: 0.8, QB: -0.05}
+	cl.Sizes = []int{cl.Features(), 4, 5, mN}
+	return cl
+}
+
 func TestCUDAClosedLoop(t *testing.T) {
 	c := newTestCUDA(t)
 	defer c.Close()
@@ -237,7 +244,10 @@ func TestCUDAClosedLoop(t *testing.T) {
 		name string
 		cl   *ClosedLoop
 	}{{"FB+lin", cuLoop(true, 4)}, {"FB", cuLoop(true, 0)}, {"FF+lin", cuLoop(false, 3)},
-		{"FB+hold", cuHold(true, 4)}, {"FF+hold", cuHold(false, 0)}} {
+		{"FB+hold", cuHold(true, 4)}, {"FF+hold", cuHold(false, 0)},
+		// more branches than the kernels' threads (one partial sum each), and
+		// taps longer than every record (25 threads per branch, most idle early on)
+		{"FB wide", cuShape(130, 7)}, {"FB long", cuShape(5, 70)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 5))
 			s := cuSeqs(t)

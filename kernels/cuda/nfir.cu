@@ -378,9 +378,12 @@ KERNEL void features(int total, int R1, int R2, int fb, int hold, const int *ts,
 // ---------------------------------------------------- closed loop (BPTT)
 
 // Shared layout of the closed-loop kernels (dynamic shared memory, doubles):
-//   hA[wmax], hB[wmax]  : activations of the current step (ping-pong)
-//   dA[wmax], dB[wmax]  : adjoints (backward only)
-// The layer sizes live in a small device array sizes[L+1].
+//   cl_fwd: red[max(blockDim.x, mN)]                  partial tap sums
+//   cl_bwd: d0[wmax], d1[wmax], red[max(blockDim.x, mN)]  adjoints, partial tap sums
+// The layer sizes live in a small device array sizes[L+1]. Each branch's
+// tap sum of a step is split over blockDim.x / mN threads: with one thread
+// per branch, a step of the large benchmark case (200 taps) was a chain of
+// 200 dependent global loads and adds.
 
 // cl_fwd: one trajectory per block, the time loop inside. For sample t of
 // trajectory b (global index gt):
@@ -393,6 +396,7 @@ KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int f
                    const double *lin, const double *u, double UA, double UB, double QA, double QB,
                    int total, double *act, double *z, double *y) {
     DYN_SHARED(double, sh);
+    double *red = sh; // partial tap sums: max(blockDim.x, mN) doubles
     int b = blockIdx.x, tid = threadIdx.x, nt = blockDim.x;
     int o = off[b], T = off[b + 1] - off[b];
     int F = fb ? R1 + R2 : R1;
@@ -431,12 +435,21 @@ KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int f
                 __syncthreads();
             }
             nrow = act + (long long)aoff[L] * total;
-            // z_j(t): one thread per branch, taps in order.
-            for (int j = tid; j < mN; j += nt) {
-                int kmax = imin(mG - 1, t);
+            // z_j(t): S = blockDim.x / mN threads per branch (at least one)
+            // each add every S-th tap, then one thread per branch adds
+            // the S partial sums in order.
+            int S = nt / mN > 1 ? nt / mN : 1, kmax = imin(mG - 1, t);
+            for (int w = tid; w < mN * S; w += nt) {
+                int j = w / S, k0 = w % S;
                 const double *gj = g + (long long)j * mG;
                 double s = 0;
-                for (int k = 0; k <= kmax; k++) s += gj[k] * nrow[(gt - k) * mN + j] * u[gt - k];
+                for (int k = k0; k <= kmax; k += S) s += gj[k] * nrow[(gt - k) * mN + j] * u[gt - k];
+                red[w] = s;
+            }
+            __syncthreads();
+            for (int j = tid; j < mN; j += nt) {
+                double s = 0;
+                for (int i = 0; i < S; i++) s += red[j * S + i];
                 z[gt * mN + j] = s;
             }
             __syncthreads();
@@ -456,7 +469,7 @@ KERNEL void cl_fwd(const int *off, int mN, int mG, int mL, int R1, int R2, int f
 // block. ay (total) holds dy on entry and the complete adjoint of ŷ on exit
 // (used afterwards for dg and dlin by xcorr_partial). dth (gridDim.x × np)
 // receives each block's θ_N gradient (summed over its trajectory in time
-// order) or is NULL. Shared: d0[wmax], d1[wmax].
+// order) or is NULL. Shared: d0[wmax], d1[wmax], red[max(blockDim.x, mN)].
 KERNEL void cl_bwd(const int *off, int mN, int mG, int R1, int R2, int fb, int L,
                    const int *sizes, const int *aoff, int np, const double *theta, const double *g,
                    const double *u, double QA, int total, const double *act, const double *z,
@@ -468,6 +481,7 @@ KERNEL void cl_bwd(const int *off, int mN, int mG, int R1, int R2, int fb, int L
     int wmax = 0;
     for (int l = 0; l <= L; l++) wmax = sizes[l] > wmax ? sizes[l] : wmax;
     double *d0 = sh, *d1 = sh + wmax;
+    double *red = sh + 2 * wmax; // partial tap sums: max(blockDim.x, mN) doubles
     double *mydth = dth ? dth + (long long)b * np : 0;
     if (mydth)
         for (int i = tid; i < np; i += nt) mydth[i] = 0;
@@ -477,11 +491,19 @@ KERNEL void cl_bwd(const int *off, int mN, int mG, int R1, int R2, int fb, int L
         long long gt = o + t;
         double a = ay[gt]; // complete: later steps already added their q-feature adjoints
         // a_n_j(t) through the output tanh: delta of the last layer into d0.
-        for (int j = tid; j < mN; j += nt) {
-            int kmax = imin(mG - 1, T - 1 - t);
+        // The tap sum is split over S threads per branch as in cl_fwd.
+        int S = nt / mN > 1 ? nt / mN : 1, kmax = imin(mG - 1, T - 1 - t);
+        for (int w = tid; w < mN * S; w += nt) {
+            int j = w / S, k0 = w % S;
             const double *gj = g + (long long)j * mG;
             double s = 0;
-            for (int k = 0; k <= kmax; k++) s += gj[k] * ay[gt + k] * nrow[(gt + k) * mN + j];
+            for (int k = k0; k <= kmax; k += S) s += gj[k] * ay[gt + k] * nrow[(gt + k) * mN + j];
+            red[w] = s;
+        }
+        __syncthreads();
+        for (int j = tid; j < mN; j += nt) {
+            double s = 0;
+            for (int i = 0; i < S; i++) s += red[j * S + i];
             double nj = nrow[gt * mN + j];
             double an = a * z[gt * mN + j] + u[gt] * s;
             d0[j] = an * (1 - nj * nj);
