@@ -32,6 +32,6 @@ func ExampleLookup() {
 	p, _ := zoo.Lookup("boucwen")
 	fmt.Printf("%s: %s; %.1f samples per period\n", p.Name, p.Output, p.SamplesPerPeriod(p.Ts))
 	// Output:
-	// zoo: unknown plant "pendulum"; the plants are twomass, stribeck, backlash, boucwen, rlc, diode, satind, positioner: unknown name
+	// zoo: unknown plant "pendulum"; the plants are twomass, stribeck, backlash, boucwen, rlc, diode, satind, positioner, gearbox, varactor, softspring: unknown name
 	// boucwen: mean velocity (m/s); 3.1 samples per period
 }

@@ -19,9 +19,18 @@ const (
 	// PRBS is a random binary sequence ±A whose level is held for about an
 	// eighth of the plant's resonance period: steps.
 	PRBS
+	// Chirp is a logarithmic sine sweep over the plant's band, once per
+	// record, of random phase and of a random amplitude between 0.3 and 1
+	// times the peak: one frequency at a time, the amplitude differing from
+	// record to record.
+	Chirp
+	// APRBS is an amplitude-modulated random step sequence: levels drawn
+	// uniformly in [−A, A], each held for a random time between an eighth
+	// of the plant's resonance period and two periods.
+	APRBS
 )
 
-var excitationNames = [...]string{Multisine: "multisine", Noise: "noise", PRBS: "prbs"}
+var excitationNames = [...]string{Multisine: "multisine", Noise: "noise", PRBS: "prbs", Chirp: "chirp", APRBS: "aprbs"}
 
 // String is the flag spelling of e.
 func (e Excitation) String() string {
@@ -31,7 +40,7 @@ func (e Excitation) String() string {
 	return excitationNames[e]
 }
 
-// Set parses a flag value: multisine, noise or prbs.
+// Set parses a flag value: multisine, noise, prbs, chirp or aprbs.
 func (e *Excitation) Set(s string) error {
 	for i, n := range excitationNames {
 		if s == n {
@@ -39,7 +48,7 @@ func (e *Excitation) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("excitation %q: want multisine, noise or prbs", s)
+	return fmt.Errorf("excitation %q: want multisine, noise, prbs, chirp or aprbs", s)
 }
 
 // band is the excitation band (Hz) of p at sampling time ts: from a tenth
@@ -55,6 +64,7 @@ func band(p Plant, ts float64) (lo, hi float64) {
 func signal(rng *rand.Rand, e Excitation, p Plant, n int, ts, amp float64) []float64 {
 	lo, hi := band(p, ts)
 	u := make([]float64, n)
+	peak := 0.0 // what is scaled to amp; 0: the largest |u|
 	switch e {
 	case Multisine:
 		const sines = 16
@@ -91,10 +101,34 @@ func signal(rng *rand.Rand, e Excitation, p Plant, n int, ts, amp float64) []flo
 			}
 			u[t] = v
 		}
+	case Chirp:
+		// phase 2π·lo·T/κ·(e^{κt/T} − 1), κ = ln(hi/lo): the frequency
+		// rises from lo to hi over the record
+		T := float64(n) * ts
+		k := math.Log(hi / lo)
+		ph := 2 * math.Pi * rng.Float64()
+		a := 0.3 + 0.7*rng.Float64()
+		for t := range u {
+			u[t] = a * math.Sin(ph+2*math.Pi*lo*T/k*(math.Exp(k*float64(t)*ts/T)-1))
+		}
+		peak = 1 // scaled by the sweep's nominal peak, so that a stays the record's own amplitude
+	case APRBS:
+		lo := max(1, int(math.Round(p.Period/(8*ts))))
+		hi := max(lo+1, int(math.Round(2*p.Period/ts)))
+		v, left := 0.0, 0
+		for t := range u {
+			if left == 0 {
+				v = 2*rng.Float64() - 1
+				left = lo + rng.IntN(hi-lo+1)
+			}
+			u[t] = v
+			left--
+		}
 	}
-	peak := 0.0
-	for _, v := range u {
-		peak = math.Max(peak, math.Abs(v))
+	if peak == 0 {
+		for _, v := range u {
+			peak = math.Max(peak, math.Abs(v))
+		}
 	}
 	if peak > 0 {
 		for t := range u {

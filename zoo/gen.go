@@ -51,7 +51,9 @@ type Config struct {
 	// Ts is the sampling time (s); 0: the plant's.
 	Ts         float64
 	Excitation Excitation
-	// Amplitude is the peak |u|; 0: the plant's.
+	// Amplitude is the peak |u| (of a Chirp record: the most its sweep
+	// reaches, each record's amplitude drawn between 0.3 and 1 times it);
+	// 0: the plant's.
 	Amplitude float64
 	// SNR is the output signal-to-noise ratio in dB, per record; 0, NaN
 	// and +Inf mean noise-free data (YClean nil). Noisy records keep the

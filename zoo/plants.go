@@ -293,3 +293,121 @@ u·ẋ = its rate + cẋ² + Fc ẋ tanh(ẋ/vs) ≥ 0.`,
 		},
 	}
 }
+
+// logCosh is ln cosh x without overflow.
+func logCosh(x float64) float64 {
+	a := math.Abs(x)
+	return a + math.Log1p(math.Exp(-2*a)) - math.Ln2
+}
+
+// The three plants below were added in session 25 as holdout plants: they
+// were written after the training defaults were chosen, with their own
+// sampling times and excitations, to see the defaults on plants nobody
+// tuned for.
+
+func gearbox() Plant {
+	const (
+		j1, j2 = 0.01, 0.05 // kg·m²: motor, load
+		k, d   = 20.0, 0.02 // N·m/rad, rad: shaft stiffness, half-width of its soft play
+		cs     = 0.05       // N·m·s/rad: shaft damping
+		c1, c2 = 0.01, 0.02 // N·m·s/rad: bearing friction
+		cq     = 0.05       // N·m·s²/rad²: quadratic drag on the load
+	)
+	return Plant{
+		Name: "gearbox", Kind: "mechanical",
+		Doc:   "rotational drive: a nearly free motor inertia coupled to a load with quadratic drag through a shaft with soft play; torque in, motor speed out",
+		Input: "motor torque (N·m)", Output: "mean motor speed (rad/s)",
+		Physics: `J1 ω̇1 = u − τs − c1 ω1, J2 ω̇2 = τs − c2 ω2 − cq |ω2| ω2, θ̇1 = ω1, θ̇2 = ω2,
+τs = k·(e − d·tanh(e/d)) + cs (ω1 − ω2), e = θ1 − θ2 (a play that engages smoothly over about ±d);
+J1 = 0.01, J2 = 0.05 kg·m², k = 20 N·m/rad, d = 0.02 rad, cs = 0.05, c1 = 0.01, c2 = 0.02 N·m·s/rad,
+cq = 0.05 N·m·s²/rad²; engaged mode at 7.8 Hz, the motor alone a time constant J1/c1 = 1 s.
+Storage ½J1ω1² + ½J2ω2² + k(½e² − d² ln cosh(e/d)) (≥ 0, its gradient is k(e − d tanh(e/d)));
+u·ω1 = its rate + c1ω1² + c2ω2² + cq|ω2|ω2² + cs(ω1 − ω2)².`,
+		Ts: 0.005, Amplitude: 0.5, Period: 1 / 7.8,
+		states: 4, hmax: 1e-4,
+		field: func(x, dx []float64, u float64) {
+			th1, w1, th2, w2 := x[0], x[1], x[2], x[3]
+			e := th1 - th2
+			ts := k*(e-d*math.Tanh(e/d)) + cs*(w1-w2)
+			dx[0] = w1
+			dx[1] = (u - ts - c1*w1) / j1
+			dx[2] = w2
+			dx[3] = (ts - c2*w2 - cq*math.Abs(w2)*w2) / j2
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			th1, w1, th2, w2 := x[0], x[1], x[2], x[3]
+			e := th1 - th2
+			return 0.5*j1*w1*w1 + 0.5*j2*w2*w2 + k*(0.5*e*e-d*d*logCosh(e/d))
+		},
+		loss: func(x []float64) float64 {
+			w1, w2 := x[1], x[3]
+			return c1*w1*w1 + c2*w2*w2 + cq*math.Abs(w2)*w2*w2 + cs*(w1-w2)*(w1-w2)
+		},
+	}
+}
+
+func varactor() Plant {
+	const (
+		l, r   = 5e-3, 2.0     // H, Ω: series inductor and resistor
+		c0, c3 = 100e-6, 20e-6 // F, F/V²: charge q = c0 v + c3 v³ on the varactor
+		rp, a  = 50.0, 0.01    // Ω, A/V³: leakage g(v) = v/rp + a v³
+	)
+	return Plant{
+		Name: "varactor", Kind: "electrical",
+		Doc:   "series R–L into a voltage-dependent capacitance with nonlinear leakage; voltage in, current out",
+		Input: "voltage (V)", Output: "mean current (A)",
+		Physics: `L i̇ = u − R i − v, C(v) v̇ = i − v/Rp − a v³, q̇ = i (the port's charge),
+C(v) = C0 + 3 C3 v² (charge C0 v + C3 v³), L = 5 mH, R = 2 Ω, C0 = 100 µF, C3 = 20 µF/V², Rp = 50 Ω,
+a = 0.01 A/V³; small-signal resonance 225 Hz. Storage ½L i² + ½C0 v² + ¾C3 v⁴;
+u·i = its rate + R i² + v²/Rp + a v⁴.`,
+		Ts: 2e-4, Amplitude: 4, Period: 1 / 225.0,
+		states: 3, hmax: 1e-5,
+		field: func(x, dx []float64, u float64) {
+			i, v := x[0], x[1]
+			dx[0] = (u - r*i - v) / l
+			dx[1] = (i - v/rp - a*v*v*v) / (c0 + 3*c3*v*v)
+			dx[2] = i
+		},
+		port: func(x []float64) float64 { return x[2] },
+		storage: func(x []float64) float64 {
+			i, v := x[0], x[1]
+			return 0.5*l*i*i + 0.5*c0*v*v + 0.75*c3*v*v*v*v
+		},
+		loss: func(x []float64) float64 {
+			i, v := x[0], x[1]
+			return r*i*i + v*v/rp + a*v*v*v*v
+		},
+	}
+}
+
+func softSpring() Plant {
+	const (
+		m, c  = 2.0, 3.0    // kg, N·s/m
+		k, x0 = 200.0, 0.05 // N/m, m: spring force k x / (1 + (x/x0)²), at most k x0 / 2 = 5 N
+	)
+	return Plant{
+		Name: "softspring", Kind: "mechanical",
+		Doc:   "mass on a softening spring whose force peaks at 5 cm and then falls; force in, velocity out",
+		Input: "force (N)", Output: "mean velocity (m/s)",
+		Physics: `m ẍ = u − k x / (1 + (x/x0)²) − c ẋ, m = 2 kg, c = 3 N·s/m, k = 200 N/m, x0 = 0.05 m;
+small-signal resonance 1.59 Hz, the spring giving way beyond x0 (a mass and damper at large
+amplitude). Storage ½m ẋ² + ½k x0² ln(1 + (x/x0)²) ≥ 0; u·ẋ = its rate + c ẋ².`,
+		Ts: 0.02, Amplitude: 60, Period: 2 * math.Pi / math.Sqrt(k/m),
+		states: 2, hmax: 1e-3,
+		field: func(x, dx []float64, u float64) {
+			p, v := x[0], x[1]
+			dx[0] = v
+			dx[1] = (u - k*p/(1+(p/x0)*(p/x0)) - c*v) / m
+		},
+		port: func(x []float64) float64 { return x[0] },
+		storage: func(x []float64) float64 {
+			p, v := x[0], x[1]
+			return 0.5*m*v*v + 0.5*k*x0*x0*math.Log1p((p/x0)*(p/x0))
+		},
+		loss: func(x []float64) float64 {
+			v := x[1]
+			return c * v * v
+		},
+	}
+}

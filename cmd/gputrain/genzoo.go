@@ -69,7 +69,7 @@ func runGenZoo(e *env, p zoo.Plant, args []string) error {
 	fs.IntVar(&batches, "batches", 20, "number of records (independent experiments, each from rest)")
 	fs.IntVar(&samples, "samples", 500, "samples per record")
 	fs.Uint64Var(&seed, "seed", 1, "random seed (same seed, same data)")
-	fs.Var(&excitation, "excitation", "input signal: multisine (16 random sines in the plant's band), noise (filtered, of varying amplitude) or prbs (random steps ±amplitude)")
+	fs.Var(&excitation, "excitation", "input signal: multisine (16 random sines in the plant's band), noise (filtered, of varying amplitude), prbs (random steps ±amplitude), chirp (a log sweep over the band, each record's amplitude drawn between 0.3 and 1 times --amplitude) or aprbs (random levels in ±amplitude held for 1/8 to 2 resonance periods)")
 	fs.Var(&amplitude, "amplitude", fmt.Sprintf("peak |u| (default %g, in %s)", p.Amplitude, p.Input))
 	fs.Var(&ts, "ts", fmt.Sprintf("sampling time in seconds (default %g)", p.Ts))
 	fs.Var(&snr, "snr", "output signal-to-noise ratio in dB (white Gaussian noise on y; y_clean keeps the clean output); omit for noise-free data")
@@ -80,7 +80,7 @@ func runGenZoo(e *env, p zoo.Plant, args []string) error {
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, plant, batches, samples, seed, ts, excitation, amplitude, snr (null when noise-free)")
 	spec := flagSpec{
-		usage: fmt.Sprintf("gputrain gen %s [--batches N --samples T --seed S --excitation multisine|noise|prbs --amplitude A --ts S --snr DB] --out FILE.csv", p.Name),
+		usage: fmt.Sprintf("gputrain gen %s [--batches N --samples T --seed S --excitation multisine|noise|prbs|chirp|aprbs --amplitude A --ts S --snr DB] --out FILE.csv", p.Name),
 		about: fmt.Sprintf(`Simulate the zoo plant %s: %s.
 Input: %s; output: %s over each sampling interval.
 

@@ -125,7 +125,7 @@ func TestGenZooBadInput(t *testing.T) {
 	}{
 		{"unknown plant", []string{"gen", "pendulum", "--out", out}, all},
 		{"no generator", []string{"gen"}, all},
-		{"bad excitation", []string{"gen", "rlc", "--excitation", "chirp", "--out", out}, "want multisine, noise or prbs"},
+		{"bad excitation", []string{"gen", "rlc", "--excitation", "sweep", "--out", out}, "want multisine, noise, prbs, chirp or aprbs"},
 		{"Ts too long", []string{"gen", "rlc", "--ts", "1", "--out", out}, "use Ts ≤"},
 		{"negative Ts", []string{"gen", "rlc", "--ts", "-1", "--out", out}, "Ts = -1"},
 		{"zero Ts", []string{"gen", "rlc", "--ts", "0", "--out", out}, "--ts 0"},
