@@ -43,6 +43,10 @@
 // data (the deployed use of a model; for an FB model the open-loop fit can
 // be far higher and misleading), and the linear baseline competes with
 // them: the chosen model's validation Fit is never below the passive FIR's.
+// A nonlinear winner must moreover beat the FIR clearly: by more than one
+// standard error of its mean gain over blocks of the validation records
+// (Margin, margin.go), else the FIR is kept — on near-linear plants
+// measured with noise, a fraction of a point on validation is chance.
 // Every candidate trains with one worker, so a candidate's result does not
 // depend on how many run side by side, nor where: a rung is a list of
 // complete configurations handed to a RungTrainer, Local (in this process,

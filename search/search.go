@@ -163,6 +163,11 @@ type Result struct {
 	LoopModel  loop.Mean
 	LoopFit    float64
 	LoopChosen bool
+	// Margin is the chosen nonlinear model's validation gain over the
+	// passive FIR, or, where the FIR was kept, the gain of the model that
+	// did not clear it (margin.go); zero when no nonlinear model beat the
+	// FIR's validation Fit.
+	Margin Margin
 
 	linear  *model.NFIR // the linear baseline, which the loop starts from
 	loopRow int         // the row of Loop
@@ -457,13 +462,16 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	if best != nil {
 		top = math.Max(top, best.row.ValFit)
 	}
-	if res.LoopModel != nil && res.LoopFit > top {
+	if res.LoopModel != nil && res.LoopFit > top && s.clearOfLinear(res, res.Rows[res.loopRow].Name, res.LoopModel.Simulate) {
 		res.LoopChosen = true
 		res.Rows[res.loopRow].Chosen = true
 		res.Chosen = res.Rows[res.loopRow].Name
 	}
-	if best == nil || !(best.row.ValFit > res.LinearFit) {
-		// Never worse than linear: the passive FIR is itself a candidate.
+	if best == nil || !(best.row.ValFit > res.LinearFit) ||
+		(!res.LoopChosen && !s.clearOfLinear(res, best.name, func(u []float64) []float64 { y, _ := best.res.Model.Simulate(u); return y })) {
+		// Never worse than linear: the passive FIR is itself a candidate,
+		// and a nonlinear one must beat it by more than validation blurs
+		// (margin.go).
 		i := firRow(res.Rows)
 		res.Result, res.Config = fir, firCfg
 		if !res.LoopChosen {

@@ -108,9 +108,13 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 const searchKey = "structure_search"
 
 func searchSummary(sr *search.Result) map[string]any {
-	return map[string]any{
+	out := map[string]any{
 		"chosen": sr.Chosen, "rungs": sr.Rungs, "val_fit": jsonFloat(sr.ValFit()),
 		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
 		"candidates": sr.Rows,
 	}
+	if m := sr.Margin; m.Blocks > 0 {
+		out["linear_margin"] = map[string]any{"gain": jsonFloat(m.Gain), "se": jsonFloat(m.SE), "blocks": m.Blocks, "clear": m.Clear()}
+	}
+	return out
 }

@@ -1,0 +1,205 @@
+package search
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// TestLinearMargin: the blocks, the paired gain and its standard error,
+// against block Fits computed by model.Fit. The two simulations are the
+// validation output with block-wise relative errors chosen per case: the
+// FIR errs by 10 % everywhere, the model by c_b on block b, so that each
+// block's difference is 100·(0.1 − c_b) points.
+func TestLinearMargin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 1))
+	val := &data.Dataset{Ts: 1}
+	for range 3 {
+		u, y := make([]float64, 300), make([]float64, 300)
+		for i := range u {
+			u[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		val.Batches = append(val.Batches, data.Batch{U: u, Y: y})
+	}
+	record := func(u []float64) int {
+		for i, b := range val.Batches {
+			if &b.U[0] == &u[0] {
+				return i
+			}
+		}
+		t.Fatal("not a validation record")
+		return -1
+	}
+	// out returns y + c(block)·e with e a fixed random direction scaled to
+	// ‖e‖ = ‖y‖ on every block, so that the block's Fit is 100·(1 − |c|).
+	out := func(skip int, c func(r, k int) float64) func([]float64) []float64 {
+		return func(u []float64) []float64 {
+			r := record(u)
+			y := val.Batches[r].Y
+			yh := append([]float64(nil), y...)
+			n := len(y) - skip
+			for k := range valBlocks {
+				lo, hi := skip+k*n/valBlocks, skip+(k+1)*n/valBlocks
+				var ny, ne float64
+				e := make([]float64, hi-lo)
+				for i := range e {
+					e[i] = rng.NormFloat64()
+					ny += y[lo+i] * y[lo+i]
+					ne += e[i] * e[i]
+				}
+				for i := range e {
+					yh[lo+i] += c(r, k) * e[i] * math.Sqrt(ny/ne)
+				}
+			}
+			return yh
+		}
+	}
+	fir := func(skip int) func([]float64) []float64 { return out(skip, func(int, int) float64 { return 0.1 }) }
+	for _, tc := range []struct {
+		name  string
+		skip  int
+		c     func(r, k int) float64
+		gain  float64
+		clear bool
+	}{
+		{"consistent gain", 0, func(int, int) float64 { return 0.05 }, 5, true},
+		{"as good as the FIR", 0, func(int, int) float64 { return 0.1 }, 0, false},
+		{"gain within the noise", 0, func(r, k int) float64 { return []float64{0.02, 0.16}[(r+k)%2] }, 1, false},
+		{"worse", 0, func(int, int) float64 { return 0.2 }, -10, false},
+		{"skipped samples unscored", 100, func(int, int) float64 { return 0.03 }, 7, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sim, f := out(tc.skip, tc.c), fir(tc.skip)
+			m := linearMargin(val, tc.skip, sim, f)
+			if m.Blocks != 3*valBlocks {
+				t.Fatalf("%d blocks, want %d", m.Blocks, 3*valBlocks)
+			}
+			// reference: the mean and standard error of the block Fits' differences
+			var d []float64
+			for _, b := range val.Batches {
+				ys, yf := sim(b.U), f(b.U)
+				n := len(b.Y) - tc.skip
+				for k := range valBlocks {
+					lo, hi := tc.skip+k*n/valBlocks, tc.skip+(k+1)*n/valBlocks
+					fs, err1 := model.Fit(b.Y[lo:hi], ys[lo:hi], 0)
+					ff, err2 := model.Fit(b.Y[lo:hi], yf[lo:hi], 0)
+					if err1 != nil || err2 != nil {
+						t.Fatal(err1, err2)
+					}
+					d = append(d, fs-ff)
+				}
+			}
+			var mean, ss float64
+			for _, v := range d {
+				mean += v / float64(len(d))
+			}
+			for _, v := range d {
+				ss += (v - mean) * (v - mean)
+			}
+			se := math.Sqrt(ss / float64(len(d)-1) / float64(len(d)))
+			if math.Abs(m.Gain-mean) > 1e-9 || math.Abs(m.SE-se) > 1e-9 {
+				t.Errorf("margin %v, reference %+.6f ± %.6f", m, mean, se)
+			}
+			if math.Abs(m.Gain-tc.gain) > 1e-9 {
+				t.Errorf("gain %.6f, want %v", m.Gain, tc.gain)
+			}
+			if m.Clear() != tc.clear {
+				t.Errorf("%v: Clear() = %v, want %v", m, m.Clear(), tc.clear)
+			}
+		})
+	}
+
+	// A record too short for two blocks gives no error to measure: any gain is clear.
+	short := &data.Dataset{Ts: 1, Batches: []data.Batch{{U: make([]float64, 20), Y: make([]float64, 20)}}}
+	for i := range short.Batches[0].Y {
+		short.Batches[0].Y[i] = float64(i%7) - 3
+	}
+	id := func(u []float64) []float64 { return append([]float64(nil), short.Batches[0].Y...) }
+	zero := func(u []float64) []float64 { return make([]float64, len(u)) }
+	if m := linearMargin(short, 0, id, zero); m.Blocks != 1 || m.Gain != 100 || !m.Clear() {
+		t.Errorf("one short record: %v, clear %v; want one block, +100, clear", m, m.Clear())
+	}
+}
+
+// TestFinishKeepsLinear: the search keeps the passive FIR when the best
+// NFIR's validation gain is not clear of the noise, and takes the NFIR when
+// it is. The validation output is a true FIR's plus noise; the FIR the
+// search found errs a little. A candidate that simulates exactly as that
+// FIR but whose row claims half a point more (a win by chance, as noisy
+// validation hands out) is refused; a candidate equal to the truth wins.
+func TestFinishKeepsLinear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 2))
+	const L = 10
+	truth, _ := model.New(model.Structure{LinearTaps: L})
+	for k := range truth.Lin {
+		truth.Lin[k] = math.Pow(0.5, float64(k)) * (2*rng.Float64() - 1)
+	}
+	truth.Lin[0] = 2
+	val := &data.Dataset{Ts: 1}
+	for range 3 {
+		u := make([]float64, 400)
+		for i := range u {
+			u[i] = rng.NormFloat64()
+		}
+		y, _ := truth.Simulate(u)
+		for i := range y {
+			y[i] += 0.5 * rng.NormFloat64()
+		}
+		val.Batches = append(val.Batches, data.Batch{U: u, Y: y})
+	}
+	fir, _ := model.New(model.Structure{LinearTaps: L})
+	for k := range fir.Lin {
+		fir.Lin[k] = truth.Lin[k] + 0.2*(2*rng.Float64()-1)
+	}
+	// NFIRs with silent branches (their linear FIR alone acts), so that
+	// their rows are not taken for FIR rows
+	silent := func(lin []float64) *model.NFIR {
+		m, err := model.RandomPassive(model.Structure{Branches: 2, Taps: 4, R1: 1, Hidden: []int{3}, LinearTaps: L}, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(m.G)
+		copy(m.Lin, lin)
+		return m
+	}
+	same, right := silent(fir.Lin), silent(truth.Lin)
+	score := func(m *model.NFIR) float64 {
+		ev, err := trainer.Evaluate(m, val, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev.ClosedLoop.Median
+	}
+	s := &searcher{base: tiny(), val: val}
+	for _, tc := range []struct {
+		name   string
+		m      *model.NFIR
+		valFit float64
+		chosen string
+	}{
+		{"no real gain", same, score(fir) + 0.5, "FIR 10"},
+		{"clear", right, score(right), "NFIR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			firRes := &trainer.Result{Model: fir, BestValFit: score(fir)}
+			res := &Result{LinearTaps: L, LinearFit: firRes.BestValFit, linear: fir,
+				Rows: []Row{{Name: "FIR 10", Structure: fir.Structure, ValFit: firRes.BestValFit}}}
+			c := &candidate{name: "NFIR", res: &trainer.Result{Model: tc.m, BestValFit: tc.valFit}, row: &Row{Name: "NFIR", Structure: tc.m.Structure, ValFit: tc.valFit}}
+			got, err := s.finish(res, firRes, tiny(), []*candidate{c}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Chosen != tc.chosen {
+				t.Errorf("chose %s (margin %v), want %s", got.Chosen, got.Margin, tc.chosen)
+			}
+			if got.Margin.Clear() != (tc.chosen == "NFIR") || got.Margin.Blocks != 3*valBlocks {
+				t.Errorf("margin %v, clear %v", got.Margin, got.Margin.Clear())
+			}
+			t.Logf("%s: margin %v", tc.name, got.Margin)
+		})
+	}
+}
