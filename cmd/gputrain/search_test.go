@@ -37,6 +37,17 @@ func TestTrainSearch(t *testing.T) {
 	if len(rows) < 3 || !found {
 		t.Fatalf("chosen %q not marked among %d candidates: %v", chosen, len(rows), rows)
 	}
+	t.Logf("chosen %q, linear_margin %v", chosen, ss["linear_margin"])
+	// a nonlinear choice carries its clear margin over the FIR; a kept FIR
+	// carries none, or the margin that did not clear
+	lm, hasMargin := ss["linear_margin"].(map[string]any)
+	isFIR := strings.HasPrefix(chosen, "FIR ")
+	switch {
+	case !isFIR && (!hasMargin || lm["clear"] != true || !(lm["blocks"].(float64) >= 2)):
+		t.Errorf("nonlinear %q chosen with linear_margin %v", chosen, ss["linear_margin"])
+	case isFIR && hasMargin && lm["clear"] == true:
+		t.Errorf("the FIR kept though the margin %v cleared", lm)
+	}
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
