@@ -46,13 +46,7 @@ func TestBlend(t *testing.T) {
 	for i := range nfir.G {
 		nfir.G[i] = 0
 	}
-	score := func(m *model.NFIR) float64 {
-		ev, err := trainer.Evaluate(m, val, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ev.ClosedLoop.Median
-	}
+	score := func(m *model.NFIR) float64 { return medianFit(t, m, val) }
 	s := &searcher{base: tiny(), val: val}
 	res := &Result{LinearFit: score(fir), linear: fir}
 	best := &candidate{name: "FF", res: &trainer.Result{Model: nfir, BestValFit: score(nfir)}, row: &Row{Name: "FF", ValFit: score(nfir), Rung: 1}}

@@ -167,13 +167,7 @@ func TestFinishKeepsLinear(t *testing.T) {
 		return m
 	}
 	same, right := silent(fir.Lin), silent(truth.Lin)
-	score := func(m *model.NFIR) float64 {
-		ev, err := trainer.Evaluate(m, val, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ev.ClosedLoop.Median
-	}
+	score := func(m *model.NFIR) float64 { return medianFit(t, m, val) }
 	s := &searcher{base: tiny(), val: val}
 	for _, tc := range []struct {
 		name   string
@@ -202,4 +196,14 @@ func TestFinishKeepsLinear(t *testing.T) {
 			t.Logf("%s: margin %v", tc.name, got.Margin)
 		})
 	}
+}
+
+// medianFit is m's median closed-loop Fit on d, as the search scores it.
+func medianFit(t *testing.T, m *model.NFIR, d *data.Dataset) float64 {
+	t.Helper()
+	ev, err := trainer.Evaluate(m, d, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.ClosedLoop.Median
 }
