@@ -113,13 +113,13 @@ func signal(rng *rand.Rand, e Excitation, p Plant, n int, ts, amp float64) []flo
 		}
 		peak = 1 // scaled by the sweep's nominal peak, so that a stays the record's own amplitude
 	case APRBS:
-		lo := max(1, int(math.Round(p.Period/(8*ts))))
-		hi := max(lo+1, int(math.Round(2*p.Period/ts)))
+		minHold := max(1, int(math.Round(p.Period/(8*ts))))
+		maxHold := max(minHold+1, int(math.Round(2*p.Period/ts)))
 		v, left := 0.0, 0
 		for t := range u {
 			if left == 0 {
 				v = 2*rng.Float64() - 1
-				left = lo + rng.IntN(hi-lo+1)
+				left = minHold + rng.IntN(maxHold-minHold+1)
 			}
 			u[t] = v
 			left--
