@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/gopanic"
@@ -61,6 +62,14 @@ type Config struct {
 	ValSkip  int // samples at the start of every validation record simulated but not scored
 	Seed     uint64
 	Workers  int // 0: GOMAXPROCS
+	// Deadline, when set, bounds the training in wall-clock time: after
+	// every epoch the planned epochs are cut to those the mean time of an
+	// epoch so far leaves room for before it (the falling learning rate
+	// then follows the shortened plan, so that the last epochs still
+	// settle), and training stops at it mid-epoch if need be, keeping the
+	// best parameters so far. A result then depends on the machine's
+	// speed; the zero time bounds training by Epochs and MaxSamples alone.
+	Deadline time.Time
 	Progress func(epoch int, loss, valFit float64)
 }
 
@@ -256,6 +265,9 @@ type Result struct {
 	Model  *Model
 	ValFit float64 // median closed-loop Fit on val
 	Epochs int     // epochs run
+	// Cut reports that Config.Deadline shortened the training: it planned
+	// fewer epochs than Epochs and MaxSamples allow, or stopped at it.
+	Cut bool
 }
 
 // window is a span of one training record: simulated from sample lo (at
@@ -350,9 +362,10 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		}
 	}
 	simulated := 0
-	lr := lrSchedule(cfg, wins, order)
+	sched := newSchedule(cfg, wins, order)
 	res := &Result{}
 	var runErr error
+	t0 := time.Now()
 epochs:
 	for ep := 0; ep < cfg.Epochs; ep++ {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -360,6 +373,10 @@ epochs:
 		for lo := 0; lo < len(order); lo += cfg.Batch {
 			if err := ctx.Err(); err != nil {
 				runErr = err
+				break epochs
+			}
+			if !cfg.Deadline.IsZero() && time.Now().After(cfg.Deadline) {
+				res.Cut = true
 				break epochs
 			}
 			batch := order[lo:min(lo+cfg.Batch, len(order))]
@@ -370,7 +387,7 @@ epochs:
 				simulated += wins[i].hi - wins[i].lo
 			}
 			optim.ClipNorm(g, cfg.Clip)
-			opt.Step(theta, g, lr(ep), 0)
+			opt.Step(theta, g, sched.at(ep), 0)
 			if err := m.SetFlat(theta); err != nil {
 				return nil, err
 			}
@@ -395,6 +412,17 @@ epochs:
 		if cfg.MaxSamples > 0 && simulated >= cfg.MaxSamples {
 			break
 		}
+		if !cfg.Deadline.IsZero() {
+			done := ep + 1
+			per := time.Since(t0) / time.Duration(done)
+			room := int(time.Until(cfg.Deadline) / max(per, time.Nanosecond))
+			if done+room < sched.planned {
+				sched.planned, res.Cut = max(done+room, 1), true
+			}
+			if room < 1 {
+				break
+			}
+		}
 	}
 	if err := m.SetFlat(best); err != nil {
 		return nil, err
@@ -403,10 +431,25 @@ epochs:
 	return res, runErr
 }
 
-// lrSchedule returns the learning rate of each epoch: cfg.LR falling by
-// cfg.LRDecay along a half cosine over the planned epochs, the epochs
-// cfg.MaxSamples allows when it ends training before cfg.Epochs.
-func lrSchedule(cfg Config, wins []window, order []int) func(epoch int) float64 {
+// schedule is the learning rate of each epoch: LR falling by LRDecay along
+// a half cosine over the planned epochs.
+type schedule struct {
+	lr, decay float64
+	planned   int
+}
+
+func (s *schedule) at(epoch int) float64 {
+	if s.decay == 0 || s.planned <= 1 {
+		return s.lr
+	}
+	x := float64(min(epoch, s.planned-1)) / float64(s.planned-1)
+	return s.lr * (1 - s.decay*(1-math.Cos(math.Pi*x))/2)
+}
+
+// newSchedule plans cfg's epochs: cfg.Epochs, or those cfg.MaxSamples
+// allows when it ends training sooner (Train shortens the plan further
+// for cfg.Deadline).
+func newSchedule(cfg Config, wins []window, order []int) *schedule {
 	planned := cfg.Epochs
 	if cfg.MaxSamples > 0 {
 		perEpoch := 0
@@ -417,13 +460,7 @@ func lrSchedule(cfg Config, wins []window, order []int) func(epoch int) float64 
 			planned = min(planned, (cfg.MaxSamples+perEpoch-1)/perEpoch)
 		}
 	}
-	return func(epoch int) float64 {
-		if cfg.LRDecay == 0 || planned <= 1 {
-			return cfg.LR
-		}
-		x := float64(min(epoch, planned-1)) / float64(planned-1)
-		return cfg.LR * (1 - cfg.LRDecay*(1-math.Cos(math.Pi*x))/2)
-	}
+	return &schedule{lr: cfg.LR, decay: cfg.LRDecay, planned: planned}
 }
 
 // init draws the initial parameters: Glorot weights, output biases of 1 (so

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/datatest"
@@ -77,6 +80,41 @@ func TestTrainWindows(t *testing.T) {
 	}
 }
 
+// TestTrainDeadline: a deadline ends training early with the best model so
+// far and no error, and marks the result Cut; a deadline already past
+// trains no epoch and returns the starting model.
+func TestTrainDeadline(t *testing.T) {
+	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
+	truth := randomModel(t, s, 42)
+	train, val := loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+	cfg := DefaultConfig()
+	cfg.Structure, cfg.Epochs, cfg.Patience, cfg.MaxSamples, cfg.Workers = s, 1_000_000, 0, 0, 1
+	cfg.Deadline = time.Now().Add(300 * time.Millisecond)
+	t0 := time.Now()
+	res, err := Train(context.Background(), cfg, train, val)
+	if err != nil || res == nil || res.Model == nil {
+		t.Fatalf("Train: %+v, %v", res, err)
+	}
+	if !res.Cut || res.Epochs < 1 || res.Epochs >= cfg.Epochs {
+		t.Errorf("cut %v after %d of %d epochs; want cut after some", res.Cut, res.Epochs, cfg.Epochs)
+	}
+	// loose: the point is that a million epochs did not run
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("took %v with a deadline 300ms away", d)
+	}
+	cfg.Deadline = time.Now().Add(-time.Second)
+	past, err := Train(context.Background(), cfg, train, val)
+	if err != nil || past.Epochs != 0 || !past.Cut {
+		t.Fatalf("past deadline: %d epochs, cut %v, err %v", past.Epochs, past.Cut, err)
+	}
+	m, _ := New(s)
+	m.SU, m.SY = past.Model.SU, past.Model.SY
+	m.init(rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b)))
+	if !slices.Equal(m.Flatten(), past.Model.Flatten()) {
+		t.Error("past deadline: the model is not the starting one")
+	}
+}
+
 func TestConfigCheck(t *testing.T) {
 	good := DefaultConfig()
 	if err := good.Check(); err != nil {
@@ -132,7 +170,7 @@ func TestLRSchedule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Epochs, cfg.MaxSamples, cfg.LRDecay, cfg.LR = tc.epochs, tc.maxSamples, tc.decay, 0.01
-			lr := lrSchedule(cfg, wins, order)
+			lr := newSchedule(cfg, wins, order).at
 			if got := lr(0); got != cfg.LR {
 				t.Errorf("epoch 0: rate %g, want %g", got, cfg.LR)
 			}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,7 +25,23 @@ type Loops struct {
 	// starts from its taps (InitLinear) where its forward FIR has their
 	// length (loop.Config.InitLinear).
 	Linear *model.NFIR
+	// Deadline, when set, is when the family's training should end
+	// (Options.TimeLimit). LocalLoops gives each run an even share of the
+	// time left when it starts (loop.Config.Deadline) and starts no run
+	// that would get less than MinLoopEpochs epochs' worth; a trainer of
+	// plans (package searchdir) ignores it, so that its trials stay
+	// reproducible.
+	Deadline time.Time
 }
+
+// MinLoopEpochs is the least training, in epochs, a loop gets under a time
+// limit (Loops.Deadline): Quick's patience, the first look's. A run whose
+// share of the time left would hold fewer is not started; its row says so.
+const MinLoopEpochs = 20
+
+// ErrTimeLimit is the error of a loop not started for want of time
+// (Loops.Deadline).
+var ErrTimeLimit = errors.New("not started: the time limit ran out")
 
 // TrainedLoop is what became of one loop: its result (with an interrupted
 // run, the best model so far), or the error that stopped it.
@@ -46,11 +63,13 @@ type LoopTrainer interface {
 
 // LocalLoops trains the runs in this process, one at a time, each with the
 // workers of its configuration, through trials.Local: a panic is the
-// run's error, and Ctrl-C starts no further run.
+// run's error, and Ctrl-C starts no further run. With Loops.Deadline each
+// run gets its share of the time left (share).
 type LocalLoops struct{}
 
 // TrainLoops implements LoopTrainer.
 func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.Dataset, done func(i int, t TrainedLoop)) error {
+	var pace loopPace
 	trials.Local{Parallel: 1}.Run(ctx, len(loops.Configs), func(ctx context.Context, i int) (err error) {
 		t0 := time.Now()
 		var r *loop.Result
@@ -58,12 +77,61 @@ func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.
 			if p := recover(); p != nil {
 				r, err = nil, fmt.Errorf("internal error: panic: %v", p)
 			}
-			done(i, TrainedLoop{Result: r, Err: err, Seconds: time.Since(t0).Seconds()})
+			t := TrainedLoop{Result: r, Err: err, Seconds: time.Since(t0).Seconds()}
+			if r != nil && err == nil {
+				pace.add(r.Epochs, t.Seconds)
+			}
+			done(i, t)
 		}()
-		r, err = loop.Train(ctx, loops.Configs[i], train, val)
+		cfg := loops.Configs[i]
+		if !loops.Deadline.IsZero() {
+			d, ok := share(t0, loops.Deadline, len(loops.Configs)-i, pace.minimum())
+			if !ok {
+				return ErrTimeLimit
+			}
+			cfg.Deadline = d
+		}
+		r, err = loop.Train(ctx, cfg, train, val)
 		return err
 	})
 	return ctx.Err()
+}
+
+// loopPace is the mean time of an epoch over the loops trained so far.
+type loopPace struct {
+	epochs  int
+	seconds float64
+}
+
+func (p *loopPace) add(epochs int, seconds float64) {
+	if epochs > 0 {
+		p.epochs, p.seconds = p.epochs+epochs, p.seconds+seconds
+	}
+}
+
+// minimum is the time of MinLoopEpochs epochs at the pace so far, 0 before
+// any loop has trained.
+func (p *loopPace) minimum() time.Duration {
+	if p.epochs == 0 {
+		return 0
+	}
+	return time.Duration(MinLoopEpochs * p.seconds / float64(p.epochs) * float64(time.Second))
+}
+
+// share is the deadline of a run that starts at now with left runs still to
+// train (this one among them) before the family's deadline: an even share
+// of the time left among as many of them as get at least least each. ok
+// is false where not even this run would: it is not started.
+func share(now, deadline time.Time, left int, least time.Duration) (time.Time, bool) {
+	rest := deadline.Sub(now)
+	if rest <= 0 || rest < least {
+		return time.Time{}, false
+	}
+	n := left
+	if least > 0 {
+		n = max(1, min(left, int(rest/least)))
+	}
+	return now.Add(rest / time.Duration(n)), true
 }
 
 // loopSkip is the skip of the loop family's second pass (loop.Runs): with

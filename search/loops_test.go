@@ -1,9 +1,14 @@
 package search
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/datatest"
@@ -58,5 +63,119 @@ func TestLoopsSkip(t *testing.T) {
 		if p := s.plan(res, 1, 1); p.Loops != want || p.LoopSkip != tc.wantSkip {
 			t.Errorf("%s: plan %+v, want %d loops, skip %d", tc.name, p, want, tc.wantSkip)
 		}
+	}
+}
+
+// TestShare: a run's share of the time left is even over the runs still to
+// train, over fewer where the pace so far says that not all of them get
+// MinLoopEpochs epochs' worth, and none where not even this run would.
+func TestShare(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		rest   time.Duration // deadline − now
+		left   int
+		least  time.Duration
+		want   time.Duration // the run's share; 0: not started
+		wantOK bool
+	}{
+		{"no pace yet: even", 280 * time.Second, 28, 0, 10 * time.Second, true},
+		{"pace allows all", 280 * time.Second, 28, 5 * time.Second, 10 * time.Second, true},
+		{"pace allows 7 of 28", 280 * time.Second, 28, 40 * time.Second, 40 * time.Second, true},
+		{"pace allows 7½: 7", 300 * time.Second, 28, 40 * time.Second, 300 * time.Second / 7, true},
+		{"the last run takes the rest", 30 * time.Second, 1, 2 * time.Second, 30 * time.Second, true},
+		{"short of one run's least", 30 * time.Second, 5, 40 * time.Second, 0, false},
+		{"deadline past", -time.Second, 5, 0, 0, false},
+		{"deadline now", 0, 5, 0, 0, false},
+	} {
+		d, ok := share(now, now.Add(tc.rest), tc.left, tc.least)
+		if ok != tc.wantOK || (ok && d.Sub(now) != tc.want) {
+			t.Errorf("%s: share %v, %v; want %v, %v", tc.name, d.Sub(now), ok, tc.want, tc.wantOK)
+		}
+	}
+	var p loopPace
+	if p.minimum() != 0 {
+		t.Errorf("no loop trained: minimum %v, want 0", p.minimum())
+	}
+	p.add(0, 3) // an interrupted loop before its first epoch: no pace
+	p.add(10, 1)
+	p.add(30, 3)
+	if got, want := p.minimum(), time.Duration(MinLoopEpochs)*100*time.Millisecond; got != want {
+		t.Errorf("minimum %v at 0.1 s an epoch, want %v", got, want)
+	}
+}
+
+// TestSelectTimeLimit: under a time limit the search still ends with a
+// certified choice no worse than the passive FIR on validation; the loops
+// trained are cut to their shares (their rows say so), and a limit spent
+// before the loops start leaves rows that say why they did not train.
+func TestSelectTimeLimit(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	lc := loop.DefaultConfig()
+	lc.Epochs, lc.Patience, lc.MaxSamples = 100_000, 0, 0 // unbounded but for the time limit
+	t0 := time.Now()
+	res, err := Select(context.Background(), tiny(), Fixed{}, Options{Budget: 1, Workers: 1, Loop: &lc, TimeLimit: 3 * time.Second}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 60*time.Second { // loose: 14 loops of 100 000 epochs did not run
+		t.Errorf("took %v under a 3 s limit", d)
+	}
+	loops, cut, skipped := 0, 0, 0
+	for _, r := range res.Rows {
+		if r.Loop == nil {
+			continue
+		}
+		loops++
+		switch {
+		case r.Cut:
+			cut++
+		case r.Error == ErrTimeLimit.Error():
+			skipped++
+		default:
+			t.Errorf("loop row %q neither cut nor skipped: %+v", r.Name, r)
+		}
+	}
+	if loops != len(loop.Runs(res.LinearTaps, 1, 0)) || cut == 0 {
+		t.Errorf("%d loop rows (%d cut, %d not started), want %d, some cut", loops, cut, skipped, len(loop.Runs(res.LinearTaps, 1, 0)))
+	}
+	if !(res.ValFit() >= res.LinearFit) {
+		t.Errorf("chosen %s at %.2f, below the FIR's %.2f", res.Chosen, res.ValFit(), res.LinearFit)
+	}
+	if !res.LoopChosen && !res.Cert.Passive {
+		t.Errorf("chosen model not certified: %+v", res.Cert)
+	}
+	if _, err := Select(context.Background(), tiny(), Fixed{}, Options{TimeLimit: -time.Second}, train, val); !errors.Is(err, ErrBudget) {
+		t.Errorf("negative limit: err %v, want ErrBudget", err)
+	}
+}
+
+// TestSelectTimeLimitRungs: a time limit spent during the first rung stops
+// the halving without an error: the candidates unfinished have no score and
+// say why, and the passive FIR is kept, certified.
+func TestSelectTimeLimitRungs(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	base := tiny()
+	base.Epochs, base.Patience = 1_000_000, 0 // no candidate finishes in time
+	var notes []string
+	res, err := Select(context.Background(), base, Fixed{}, Options{Budget: 2, Workers: 1, TimeLimit: 400 * time.Millisecond,
+		Progress: func(e Event) { notes = append(notes, e.String()) }}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimeCut || res.Chosen != res.Rows[firRow(res.Rows)].Name || !res.Cert.Passive {
+		t.Errorf("chosen %s (time cut %v, certified %v), want the FIR", res.Chosen, res.TimeCut, res.Cert.Passive)
+	}
+	nfirs := 0
+	for _, r := range res.Rows {
+		if r.Structure.Branches > 0 {
+			nfirs++
+			if !math.IsNaN(r.ValFit) || r.Error != "rung 1 unfinished: the time limit ran out" {
+				t.Errorf("row %q: fit %v, error %q", r.Name, r.ValFit, r.Error)
+			}
+		}
+	}
+	if nfirs != 3 || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "time limit: half of") }) {
+		t.Errorf("%d NFIR rows; progress %q", nfirs, notes)
 	}
 }

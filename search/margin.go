@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
 )
 
 // Never worse than linear, on evidence. The nonlinear model that scores
@@ -38,6 +40,9 @@ const minBlock = 16
 type Margin struct {
 	Gain, SE float64
 	Blocks   int
+	// CrossFit is whether each block's gain is that of a model chosen
+	// without the block's record (searcher.loopMargin).
+	CrossFit bool
 }
 
 // Clear reports whether the gain exceeds one standard error; with fewer
@@ -50,7 +55,11 @@ func (m Margin) Clear() bool {
 }
 
 func (m Margin) String() string {
-	return fmt.Sprintf("%+.2f ± %.2f points over %d blocks", m.Gain, m.SE, m.Blocks)
+	s := fmt.Sprintf("%+.2f ± %.2f points over %d blocks", m.Gain, m.SE, m.Blocks)
+	if m.CrossFit {
+		s += ", cross-fitted"
+	}
+	return s
 }
 
 // linearMargin compares the free-run simulations sim and fir on the
@@ -58,6 +67,13 @@ func (m Margin) String() string {
 // scored, against the noise-free output where the records keep it
 // (YClean), as trainer.Evaluate scores them.
 func linearMargin(val *data.Dataset, skip int, sim, fir func(u []float64) []float64) Margin {
+	return marginOf(blockGains(val, skip, sim, fir))
+}
+
+// blockGains are the paired differences Fit(sim) − Fit(fir), in points, on
+// the blocks of val's records (valBlocks a record, fewer where a record is
+// short).
+func blockGains(val *data.Dataset, skip int, sim, fir func(u []float64) []float64) []float64 {
 	var d []float64
 	for _, b := range val.Batches {
 		y := b.Y
@@ -85,6 +101,11 @@ func linearMargin(val *data.Dataset, skip int, sim, fir func(u []float64) []floa
 			d = append(d, 100*(math.Sqrt(ef)-math.Sqrt(es))/math.Sqrt(ny))
 		}
 	}
+	return d
+}
+
+// marginOf is the mean and standard error of the block gains d.
+func marginOf(d []float64) Margin {
 	m := Margin{Blocks: len(d)}
 	if len(d) == 0 {
 		return m
@@ -103,22 +124,107 @@ func linearMargin(val *data.Dataset, skip int, sim, fir func(u []float64) []floa
 	return m
 }
 
-// clearOfLinear reports whether the model simulated by sim, called name,
-// beats the linear FIR clearly on validation (Margin.Clear), and records
-// the margin of the model that is kept: the winner's when it is clear, and
-// says so in the progress when it is not.
-func (s *searcher) clearOfLinear(res *Result, name string, sim func(u []float64) []float64) bool {
+// loopMargin is the margin of the loop family's offer, cross-fitted where
+// the validation data have two records or more. The offer is chosen on
+// validation (which loops, how often each counts: loop.ChoosePasses), and
+// its Fit there flatters it by what that choice fitted to the noise; a
+// margin measured on the same records inherits the flattery. Cross-fitted,
+// the records fall into two folds (even and odd), the choice is made again
+// on each fold from the same trained loops, scored on that fold alone, and
+// measured against the FIR on the other: every block gain then comes from
+// a choice that did not see the block. This is Margin.CrossFit. The loops
+// themselves were still early-stopped on all of validation; that smaller
+// bias stays. With one record there is nothing to fold, and the margin is
+// linearMargin's.
+func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Margin, error) {
+	val, skip := s.val, s.base.ValSkip
+	var folds [2]*data.Dataset
+	for i, b := range val.Batches {
+		if len(b.U) <= skip {
+			continue
+		}
+		k := i % 2
+		if folds[k] == nil {
+			folds[k] = &data.Dataset{Ts: val.Ts}
+		}
+		folds[k].Batches = append(folds[k].Batches, b)
+	}
+	if folds[0] == nil || folds[1] == nil {
+		return linearMargin(val, skip, res.LoopModel.Simulate, fir), nil
+	}
+	var d []float64
+	for k, out := range folds {
+		on := folds[1-k]
+		var passes [2][]*loop.Result
+		for p, pass := range res.loopPasses {
+			for _, r := range pass {
+				if r == nil || r.Model == nil {
+					continue
+				}
+				f, err := loop.Of(r.Model).ValFit(on, skip)
+				if err != nil {
+					return Margin{}, err
+				}
+				rr := *r
+				rr.ValFit = f
+				passes[p] = append(passes[p], &rr)
+			}
+		}
+		m, _, _, err := loop.ChoosePasses(on, skip, passes[0], passes[1])
+		if err != nil {
+			return Margin{}, err
+		}
+		d = append(d, blockGains(out, skip, m.Simulate, fir)...)
+	}
+	mg := marginOf(d)
+	mg.CrossFit = true
+	return mg, nil
+}
+
+// clearOfLinear reports whether the model called name, whose margin over
+// the linear FIR on validation is m, beats the FIR clearly (Margin.Clear),
+// and records the margin of the model that is kept: the winner's when it
+// is clear, and says so in the progress when it is not.
+func (s *searcher) clearOfLinear(res *Result, name string, m Margin) bool {
 	if res.linear == nil {
 		return true
 	}
-	fir := func(u []float64) []float64 { y, _ := res.linear.Simulate(u); return y }
-	m := linearMargin(s.val, s.base.ValSkip, sim, fir)
+	res.Margin = m
 	if m.Clear() {
-		res.Margin = m
 		return true
 	}
 	s.emit(Event{Stage: "fir", Candidate: Name(res.linear.Structure), ValFit: res.LinearFit,
 		Note: fmt.Sprintf("kept: %s gains %s on validation, within one standard error", name, m)})
-	res.Margin = m
 	return false
+}
+
+// firSim is the linear FIR's free-run simulation.
+func (res *Result) firSim(u []float64) []float64 {
+	y, _ := res.linear.Simulate(u)
+	return y
+}
+
+// loopClear reports whether the loop family's offer clears the FIR
+// (loopMargin). A margin that cannot be measured keeps the FIR: the loop
+// cannot show its gain.
+func (s *searcher) loopClear(res *Result) bool {
+	if res.linear == nil {
+		return true
+	}
+	name := res.Rows[res.loopRow].Name
+	m, err := s.loopMargin(res, res.firSim)
+	if err != nil {
+		s.emit(Event{Stage: "fir", Candidate: Name(res.linear.Structure), ValFit: res.LinearFit,
+			Note: fmt.Sprintf("kept: the margin of %s could not be measured: %v", name, err)})
+		return false
+	}
+	return s.clearOfLinear(res, name, m)
+}
+
+// nfirMargin is an NFIR's margin over the linear FIR on validation.
+func (s *searcher) nfirMargin(res *Result, m *model.NFIR) Margin {
+	if res.linear == nil {
+		return Margin{}
+	}
+	return linearMargin(s.val, s.base.ValSkip, func(u []float64) []float64 { y, _ := m.Simulate(u); return y }, res.firSim)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -206,4 +207,89 @@ func medianFit(t *testing.T, m *model.NFIR, d *data.Dataset) float64 {
 		t.Fatal(err)
 	}
 	return ev.ClosedLoop.Median
+}
+
+// TestLoopMargin: the loop family's margin is cross-fitted over two folds
+// of the validation records, each block's gain coming from a choice made on
+// the other fold. With a single loop there is nothing to choose, so the
+// cross-fitted margin is the plain one (the same blocks, the same mean);
+// with one validation record there is nothing to fold, and the margin is
+// the plain one, not marked cross-fitted.
+func TestLoopMargin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	st := loop.Structure{R1: 1, R2: 1, Hidden: []int{3}, B1: 1, T1: 4, L1: 6, B2: 1, T2: 3, L2: 3}
+	randomLoop := func() *loop.Model {
+		m, err := loop.New(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := m.Flatten()
+		for i := range th {
+			th[i] = 0.3 * rng.NormFloat64()
+		}
+		if err := m.SetFlat(th); err != nil {
+			t.Fatal(err)
+		}
+		m.SU, m.SY = 1, 1
+		return m
+	}
+	truth := randomLoop()
+	records := func(n int) *data.Dataset {
+		d := &data.Dataset{Ts: 1}
+		for range n {
+			u := make([]float64, 200)
+			for i := range u {
+				u[i] = rng.NormFloat64()
+			}
+			y := truth.Simulate(u)
+			for i := range y {
+				y[i] += 0.1 * rng.NormFloat64()
+			}
+			d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
+		}
+		return d
+	}
+	fir, _ := model.New(model.Structure{LinearTaps: 6})
+	fir.Lin[0] = 0.5
+	results := func(val *data.Dataset, ms ...*loop.Model) []*loop.Result {
+		var rs []*loop.Result
+		for _, m := range ms {
+			f, err := loop.Of(m).ValFit(val, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs = append(rs, &loop.Result{Model: m, ValFit: f})
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		name     string
+		records  int
+		crossFit bool
+	}{
+		{"five records", 5, true},
+		{"one record", 1, false},
+	} {
+		val := records(tc.records)
+		one := randomLoop()
+		s := &searcher{base: tiny(), val: val}
+		res := &Result{linear: fir, loopPasses: [2][]*loop.Result{results(val, one)}, LoopModel: loop.Of(one)}
+		got, err := s.loopMargin(res, res.firSim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := linearMargin(val, 0, one.Simulate, res.firSim)
+		if got.CrossFit != tc.crossFit || got.Blocks != want.Blocks || math.Abs(got.Gain-want.Gain) > 1e-9 || math.Abs(got.SE-want.SE) > 1e-9 {
+			t.Errorf("%s, one loop: %v, want %v (cross-fitted %v)", tc.name, got, want, tc.crossFit)
+		}
+		// several loops: every block is still scored once
+		res.loopPasses = [2][]*loop.Result{results(val, one, randomLoop(), truth), results(val, randomLoop())}
+		res.LoopModel, _, _, err = loop.ChoosePasses(val, 0, res.loopPasses[0], res.loopPasses[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err = s.loopMargin(res, res.firSim); err != nil || got.Blocks != want.Blocks || got.CrossFit != tc.crossFit {
+			t.Errorf("%s, four loops: %v, %v; want %d blocks", tc.name, got, err, want.Blocks)
+		}
+	}
 }

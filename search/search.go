@@ -63,6 +63,20 @@ type Options struct {
 	// validates better (loop.ChoosePasses): what train does when the user
 	// gave no --skip.
 	AutoSkip bool
+	// TimeLimit, when positive, bounds the search in wall-clock time. The
+	// successive halving ends at half of it: a rung still training then
+	// stops, the candidates it finished competing with the results the
+	// others had from the rung before (a rung is never started past that
+	// point either); the loop family then
+	// trains in what is left (at least a third of TimeLimit), split evenly
+	// over the loops not yet trained, each loop's schedule shortened to
+	// its share (loop.Config.Deadline), and loops that no longer get
+	// MinLoopEpochs epochs' worth of time are not started. Only the loops
+	// this process trains (LocalLoops) are bounded: the trials of
+	// --search-dir keep their plan, so that they stay reproducible. The
+	// choice then depends on the machine's speed; 0 leaves the search
+	// bounded by Budget and the loops' own schedules, and reproducible.
+	TimeLimit time.Duration
 	// Progress, when set, receives one event per fitted FIR, rung and
 	// candidate.
 	Progress func(Event)
@@ -124,8 +138,11 @@ type Row struct {
 	Epochs  int     `json:"epochs"` // Adam epochs per iteration at that rung
 	ValFit  float64 `json:"val_fit"`
 	Seconds float64 `json:"seconds"`
-	Error   string  `json:"error,omitempty"`
-	Chosen  bool    `json:"chosen,omitempty"`
+	// Cut is, for a loop row, that Options.TimeLimit shortened its
+	// training (loop.Result.Cut).
+	Cut    bool   `json:"cut,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Chosen bool   `json:"chosen,omitempty"`
 }
 
 // MarshalJSON writes a Fit that was never measured (a failed or
@@ -168,9 +185,14 @@ type Result struct {
 	// did not clear it (margin.go); zero when no nonlinear model beat the
 	// FIR's validation Fit.
 	Margin Margin
+	// TimeLimit is Options.TimeLimit, and TimeCut whether it shortened the
+	// search: the halving stopped early, or a loop was cut or not started.
+	TimeLimit time.Duration
+	TimeCut   bool
 
-	linear  *model.NFIR // the linear baseline, which the loop starts from
-	loopRow int         // the row of Loop
+	linear     *model.NFIR       // the linear baseline, which the loop starts from
+	loopRow    int               // the row of Loop
+	loopPasses [2][]*loop.Result // the trained loops LoopModel was chosen from
 }
 
 // ValFit is the chosen model's validation Fit.
@@ -197,6 +219,8 @@ type Plan struct {
 	// LoopSkip is the training skip of the loops' second pass (loop.Runs),
 	// 0 when there is none.
 	LoopSkip int
+	// TimeLimit is Options.TimeLimit.
+	TimeLimit time.Duration
 }
 
 func (p Plan) String() string {
@@ -206,6 +230,15 @@ func (p Plan) String() string {
 		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
 		if p.LoopSkip > 0 {
 			s += fmt.Sprintf(" (half of them not fitting the first %d samples of each record)", p.LoopSkip)
+		}
+	}
+	if p.TimeLimit > 0 {
+		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
+		s += "the halving ends when half of it is spent, and "
+		if p.Loop {
+			s += "the loops share what is left, their schedules shortened to fit)"
+		} else {
+			s = strings.TrimSuffix(s, ", and ") + ")"
 		}
 	}
 	return s
@@ -227,6 +260,9 @@ func Select(ctx context.Context, base trainer.Config, fixed Fixed, opt Options, 
 	}
 	if opt.Budget < 1 {
 		return nil, fmt.Errorf("%w: %d rungs; need ≥ 1", ErrBudget, opt.Budget)
+	}
+	if opt.TimeLimit < 0 {
+		return nil, fmt.Errorf("%w: time limit %v; need ≥ 0 (0: none)", ErrBudget, opt.TimeLimit)
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -259,7 +295,7 @@ type candidate struct {
 }
 
 func (s *searcher) run(ctx context.Context) (*Result, error) {
-	res := &Result{LinearFit: math.NaN()}
+	res := &Result{LinearFit: math.NaN(), TimeLimit: s.opt.TimeLimit}
 	// 1. The memory: the best passive linear FIR over a doubling grid.
 	fir, firCfg, err := s.linear(ctx, res)
 	if err != nil && fir == nil {
@@ -299,11 +335,29 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		cfgR := s.schedule(r, rungs)
 		s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
 			Note: fmt.Sprintf("rung %d/%d: %d candidates, %d iterations × %d epochs each", r+1, rungs, len(alive), cfgR.Iters, cfgR.Epochs)})
-		if err := s.trainRung(ctx, alive, r, rungs); err != nil {
+		cut, err := s.trainRungBounded(ctx, alive, r, rungs)
+		if err != nil {
 			return s.finish(res, fir, firCfg, cands, err)
 		}
 		sort.SliceStable(alive, func(i, j int) bool { return better(alive[i].row, alive[j].row) })
+		if cut {
+			for _, c := range alive {
+				if c.row.Rung < r {
+					c.row.Error = fmt.Sprintf("rung %d unfinished: the time limit ran out", r+1)
+				}
+			}
+			s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
+				Note: fmt.Sprintf("time limit: half of %v spent during rung %d/%d, the halving stops; the candidates it finished compete", s.opt.TimeLimit, r+1, rungs)})
+			res.TimeCut = true
+			break
+		}
 		if r < rungs-1 {
+			if lim := s.opt.TimeLimit; lim > 0 && time.Since(s.start) > lim/2 {
+				s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
+					Note: fmt.Sprintf("time limit: past half of %v after rung %d/%d, the halving stops; its best candidate competes", lim, r+1, rungs)})
+				res.TimeCut = true
+				break
+			}
 			n := max(1, len(alive)/eta)
 			alive = alive[:n]
 		}
@@ -321,6 +375,12 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		return nil
 	}
 	loops := s.loops(res)
+	if lim := s.opt.TimeLimit; lim > 0 {
+		loops.Deadline = s.start.Add(lim)
+		if floor := time.Now().Add(lim / 3); loops.Deadline.Before(floor) {
+			loops.Deadline = floor // the rungs overran: the loops still get a share
+		}
+	}
 	rows := make([]*Row, len(loops.Configs))
 	results := make([]*loop.Result, len(loops.Configs))
 	tr := LoopTrainer(LocalLoops{})
@@ -332,14 +392,19 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		st := cfg.Structure
 		row := &Row{Name: loops.Names[i], Loop: &st, Skip: cfg.Skip, Epochs: cfg.Epochs, ValFit: math.NaN(), Seconds: t.Seconds}
 		if r := t.Result; r != nil {
-			row.ValFit, row.Epochs = r.ValFit, r.Epochs
+			row.ValFit, row.Epochs, row.Cut = r.ValFit, r.Epochs, r.Cut
 			results[i] = r
 		}
 		if t.Err != nil && ctx.Err() == nil {
 			row.Error = t.Err.Error() // a failed shape is a row, not the end of the search
 		}
 		rows[i] = row
-		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit})
+		res.TimeCut = res.TimeCut || row.Cut || errors.Is(t.Err, ErrTimeLimit)
+		note := row.Error
+		if row.Cut {
+			note = fmt.Sprintf("(time limit: %d epochs in %.0fs)", row.Epochs, row.Seconds)
+		}
+		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit, Note: note})
 	})
 	if err != nil && ctx.Err() == nil {
 		return err
@@ -388,7 +453,7 @@ func (s *searcher) chooseLoop(res *Result, trained [2][]*loop.Result, rows map[*
 	if err != nil {
 		return err
 	}
-	res.LoopModel, res.LoopFit = m, fit
+	res.LoopModel, res.LoopFit, res.loopPasses = m, fit, trained
 	for _, pass := range trained {
 		for _, r := range pass {
 			if len(m) == 1 && m[0].Model == r.Model {
@@ -462,13 +527,13 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 	if best != nil {
 		top = math.Max(top, best.row.ValFit)
 	}
-	if res.LoopModel != nil && res.LoopFit > top && s.clearOfLinear(res, res.Rows[res.loopRow].Name, res.LoopModel.Simulate) {
+	if res.LoopModel != nil && res.LoopFit > top && s.loopClear(res) {
 		res.LoopChosen = true
 		res.Rows[res.loopRow].Chosen = true
 		res.Chosen = res.Rows[res.loopRow].Name
 	}
 	if best == nil || !(best.row.ValFit > res.LinearFit) ||
-		(!res.LoopChosen && !s.clearOfLinear(res, best.name, func(u []float64) []float64 { y, _ := best.res.Model.Simulate(u); return y })) {
+		(!res.LoopChosen && !s.clearOfLinear(res, best.name, s.nfirMargin(res, best.res.Model))) {
 		// Never worse than linear: the passive FIR is itself a candidate,
 		// and a nonlinear one must beat it by more than validation blurs
 		// (margin.go).
@@ -710,7 +775,7 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 }
 
 func (s *searcher) plan(res *Result, n, rungs int) Plan {
-	p := Plan{Rungs: rungs, Candidates: n}
+	p := Plan{Rungs: rungs, Candidates: n, TimeLimit: s.opt.TimeLimit}
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
 		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(res.LinearTaps, 0, s.loopSkip(res))), s.opt.Loop.Epochs
 		p.LoopSkip = s.loopSkip(res)
@@ -722,6 +787,25 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 		n = max(1, n/eta)
 	}
 	return p
+}
+
+// trainRungBounded is trainRung under the time limit: the rungs trained in
+// this process (Local) end at half of it, a candidate unfinished then not
+// counting (its row keeps its last rung's score, or none), and cut reports
+// that the deadline ended the rung. The rungs of another trainer (package
+// searchdir) keep their plan.
+func (s *searcher) trainRungBounded(ctx context.Context, cands []*candidate, r, rungs int) (cut bool, err error) {
+	_, local := s.opt.Trainer.(Local)
+	if s.opt.TimeLimit <= 0 || (s.opt.Trainer != nil && !local) {
+		return false, s.trainRung(ctx, cands, r, rungs)
+	}
+	rctx, cancel := context.WithDeadline(ctx, s.start.Add(s.opt.TimeLimit/2))
+	defer cancel()
+	err = s.trainRung(rctx, cands, r, rungs)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return true, nil
+	}
+	return false, err
 }
 
 // trainSafe is trainer.Train with a panic returned as a *trainer.PanicError:

@@ -199,7 +199,8 @@ var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOp
 	cfg.Iters, cfg.Epochs, cfg.Patience = search.DefaultIters, search.DefaultEpochs, search.DefaultPatience
 	lc := loop.DefaultConfig()
 	lc.Workers = opt.Workers
-	sopt := search.Options{Budget: search.DefaultBudget, Workers: opt.Workers, AutoDecay: true, AutoSkip: true, Loop: &lc}
+	// train's default time limit too: compare's nfir is what train does
+	sopt := search.Options{Budget: search.DefaultBudget, Workers: opt.Workers, AutoDecay: true, AutoSkip: true, Loop: &lc, TimeLimit: search.DefaultTimeLimit}
 	if opt.Budget == classes.Quick {
 		cfg.Epochs, cfg.Patience = 60, 20
 		sopt.Budget = 1

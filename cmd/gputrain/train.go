@@ -202,6 +202,7 @@ func runTrain(e *env, args []string) error {
 	warmPath := fs.String("warm-start", "", warmStartAbout)
 	sdir := addSearchDirFlags(fs)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
+	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), and the loop family shares what is left, each loop's schedule shortened to its share and loops left out where time runs short; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
@@ -278,6 +279,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if err := sdir.check(searching); err != nil {
 		return err
 	}
+	if *timeLimit < 0 {
+		return usagef("--time-limit %v: must be ≥ 0 (0: no limit)", *timeLimit)
+	}
 	if *budget < 1 {
 		return usagef("--budget %d: must be ≥ 1 (1: every candidate trains once with the full schedule)", *budget)
 	}
@@ -344,7 +348,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		// lengths then stretches the bound again (0.93^(50/L))
 		extra["decay"] = "auto"
 	}
-	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip")}
+	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
 	if valPath == "" {
 		n := trainSet.Len()
 		switch {

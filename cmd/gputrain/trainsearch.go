@@ -113,8 +113,11 @@ func searchSummary(sr *search.Result) map[string]any {
 		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
 		"candidates": sr.Rows,
 	}
+	if sr.TimeLimit > 0 {
+		out["time_limit_s"], out["time_cut"] = sr.TimeLimit.Seconds(), sr.TimeCut
+	}
 	if m := sr.Margin; m.Blocks > 0 {
-		out["linear_margin"] = map[string]any{"gain": jsonFloat(m.Gain), "se": jsonFloat(m.SE), "blocks": m.Blocks, "clear": m.Clear()}
+		out["linear_margin"] = map[string]any{"gain": jsonFloat(m.Gain), "se": jsonFloat(m.SE), "blocks": m.Blocks, "clear": m.Clear(), "cross_fitted": m.CrossFit}
 	}
 	return out
 }
