@@ -58,10 +58,10 @@ type Config struct {
 	// Skip is the number of samples at the start of every training record
 	// simulated but left out of the loss: the transient of an initial state
 	// the model cannot know (records that start mid-motion).
-	Skip     int
-	ValSkip  int // samples at the start of every validation record simulated but not scored
-	Seed     uint64
-	Workers  int // 0: GOMAXPROCS
+	Skip    int
+	ValSkip int // samples at the start of every validation record simulated but not scored
+	Seed    uint64
+	Workers int // 0: GOMAXPROCS
 	// Deadline, when set, bounds the training in wall-clock time: after
 	// every epoch the planned epochs are cut to those the mean time of an
 	// epoch so far leaves room for before it (the falling learning rate
