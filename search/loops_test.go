@@ -66,42 +66,52 @@ func TestLoopsSkip(t *testing.T) {
 	}
 }
 
-// TestShare: a run's share of the time left is even over the runs still to
-// train, over fewer where the pace so far says that not all of them get
-// MinLoopEpochs epochs' worth, and none where not even this run would.
+// TestShare: the runs counted are as many as get the longer of their least
+// and the typical run's time; a counted run may take the time left less
+// what the other counted runs are likely to take, never less than an even
+// share over them, three even shares before any run has trained; none
+// where not even this run would get its least.
 func TestShare(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := time.Second
 	for _, tc := range []struct {
-		name   string
-		rest   time.Duration // deadline − now
-		left   int
-		least  time.Duration
-		want   time.Duration // the run's share; 0: not started
-		wantOK bool
+		name           string
+		rest           time.Duration // deadline − now
+		left           int
+		least, typical time.Duration
+		want           time.Duration // the run's share; 0: not started
+		wantOK         bool
 	}{
-		{"no pace yet: even", 280 * time.Second, 28, 0, 10 * time.Second, true},
-		{"pace allows all", 280 * time.Second, 28, 5 * time.Second, 10 * time.Second, true},
-		{"pace allows 7 of 28", 280 * time.Second, 28, 40 * time.Second, 40 * time.Second, true},
-		{"pace allows 7½: 7", 300 * time.Second, 28, 40 * time.Second, 300 * time.Second / 7, true},
-		{"the last run takes the rest", 30 * time.Second, 1, 2 * time.Second, 30 * time.Second, true},
-		{"short of one run's least", 30 * time.Second, 5, 40 * time.Second, 0, false},
-		{"deadline past", -time.Second, 5, 0, 0, false},
-		{"deadline now", 0, 5, 0, 0, false},
+		{"first run: three even shares", 280 * s, 28, 0, 0, 30 * s, true},
+		{"first run of two: all", 280 * s, 2, 0, 0, 280 * s, true},
+		{"runs fit: the rest less the others' typical", 280 * s, 28, 1 * s, 5 * s, 145 * s, true},
+		{"runs do not fit: 14 typical runs", 280 * s, 28, 5 * s, 20 * s, 20 * s, true},
+		{"runs do not fit: 14 typical runs and a bit", 290 * s, 28, 5 * s, 20 * s, 30 * s, true},
+		{"least above typical: 7 of 28", 280 * s, 28, 40 * s, 30 * s, 100 * s, true},
+		{"least above typical: 7½ of 28", 300 * s, 28, 40 * s, 30 * s, 120 * s, true},
+		{"one typical run left", 30 * s, 5, 2 * s, 20 * s, 30 * s, true},
+		{"the last run takes the rest", 30 * s, 1, 2 * s, 10 * s, 30 * s, true},
+		{"short of one run's least", 30 * s, 5, 40 * s, 50 * s, 0, false},
+		{"deadline past", -s, 5, 0, 0, 0, false},
+		{"deadline now", 0, 5, 0, 0, 0, false},
 	} {
-		d, ok := share(now, now.Add(tc.rest), tc.left, tc.least)
+		d, ok := share(now, now.Add(tc.rest), tc.left, tc.least, tc.typical)
 		if ok != tc.wantOK || (ok && d.Sub(now) != tc.want) {
 			t.Errorf("%s: share %v, %v; want %v, %v", tc.name, d.Sub(now), ok, tc.want, tc.wantOK)
 		}
 	}
 	var p loopPace
-	if p.minimum() != 0 {
-		t.Errorf("no loop trained: minimum %v, want 0", p.minimum())
+	if p.minimum() != 0 || p.typical() != 0 {
+		t.Errorf("no loop trained: minimum %v, typical %v; want 0", p.minimum(), p.typical())
 	}
 	p.add(0, 3) // an interrupted loop before its first epoch: no pace
 	p.add(10, 1)
 	p.add(30, 3)
 	if got, want := p.minimum(), time.Duration(MinLoopEpochs)*100*time.Millisecond; got != want {
 		t.Errorf("minimum %v at 0.1 s an epoch, want %v", got, want)
+	}
+	if got := p.typical(); got != 2*s {
+		t.Errorf("typical %v for loops of 1 s and 3 s, want 2s", got)
 	}
 }
 
@@ -170,7 +180,7 @@ func TestSelectTimeLimitRungs(t *testing.T) {
 	for _, r := range res.Rows {
 		if r.Structure.Branches > 0 {
 			nfirs++
-			if !math.IsNaN(r.ValFit) || r.Error != "rung 1 unfinished: the time limit ran out" {
+			if !math.IsNaN(r.ValFit) || !r.Cut || r.Error != "rung 1 unfinished: the time limit ran out" {
 				t.Errorf("row %q: fit %v, error %q", r.Name, r.ValFit, r.Error)
 			}
 		}

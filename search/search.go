@@ -68,9 +68,10 @@ type Options struct {
 	// stops, the candidates it finished competing with the results the
 	// others had from the rung before (a rung is never started past that
 	// point either); the loop family then
-	// trains in what is left (at least a third of TimeLimit), split evenly
-	// over the loops not yet trained, each loop's schedule shortened to
-	// its share (loop.Config.Deadline), and loops that no longer get
+	// trains in what is left (at least a third of TimeLimit), each loop
+	// leaving the loops after it the time loops have taken so far, or an
+	// even share where they would not fit (LocalLoops), its schedule
+	// shortened to that (loop.Config.Deadline), and loops that no longer get
 	// MinLoopEpochs epochs' worth of time are not started. Only the loops
 	// this process trains (LocalLoops) are bounded: the trials of
 	// --search-dir keep their plan, so that they stay reproducible. The
@@ -138,8 +139,8 @@ type Row struct {
 	Epochs  int     `json:"epochs"` // Adam epochs per iteration at that rung
 	ValFit  float64 `json:"val_fit"`
 	Seconds float64 `json:"seconds"`
-	// Cut is, for a loop row, that Options.TimeLimit shortened its
-	// training (loop.Result.Cut).
+	// Cut is that Options.TimeLimit shortened the candidate's training: a
+	// loop's (loop.Result.Cut), or an NFIR's rung, left unfinished.
 	Cut    bool   `json:"cut,omitempty"`
 	Error  string `json:"error,omitempty"`
 	Chosen bool   `json:"chosen,omitempty"`
@@ -343,7 +344,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		if cut {
 			for _, c := range alive {
 				if c.row.Rung < r {
-					c.row.Error = fmt.Sprintf("rung %d unfinished: the time limit ran out", r+1)
+					c.row.Error, c.row.Cut = fmt.Sprintf("rung %d unfinished: the time limit ran out", r+1), true
 				}
 			}
 			s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"path/filepath"
 
@@ -41,6 +42,9 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 		return nil, cfg, err
 	}
 	sj.res = sr
+	if n := timeCutNote(sr); n != "" && job.prog != nil {
+		job.prog.note("note: %s", n)
+	}
 	chosen := sr.Config
 	chosen.Progress = nil
 	extra := maps.Clone(sj.extra)
@@ -120,4 +124,24 @@ func searchSummary(sr *search.Result) map[string]any {
 		out["linear_margin"] = map[string]any{"gain": jsonFloat(m.Gain), "se": jsonFloat(m.SE), "blocks": m.Blocks, "clear": m.Clear(), "cross_fitted": m.CrossFit}
 	}
 	return out
+}
+
+// timeCutNote says what the time limit cut from the search, and how to give
+// it more time; "" when it cut nothing.
+func timeCutNote(sr *search.Result) string {
+	if !sr.TimeCut {
+		return ""
+	}
+	var cut, left, unfinished int
+	for _, r := range sr.Rows {
+		switch {
+		case r.Cut && r.Loop != nil:
+			cut++
+		case r.Cut:
+			unfinished++
+		case r.Error == search.ErrTimeLimit.Error():
+			left++
+		}
+	}
+	return fmt.Sprintf("the time limit (--time-limit %v) cut the search short: %d NFIR candidates unfinished, %d loops trained shorter than planned, %d not started; a longer --time-limit (0: none) may find a better model", sr.TimeLimit, unfinished, cut, left)
 }
