@@ -46,7 +46,17 @@
 // A nonlinear winner must moreover beat the FIR clearly: by more than one
 // standard error of its mean gain over blocks of the validation records
 // (Margin, margin.go), else the FIR is kept — on near-linear plants
-// measured with noise, a fraction of a point on validation is chance.
+// measured with noise, a fraction of a point on validation is chance. The
+// loop family's mean, itself chosen on validation, is measured cross-fitted
+// (loopMargin): chosen on one half of the validation records, scored on
+// the other.
+//
+// Options.TimeLimit (train's --time-limit, DefaultTimeLimit) bounds the
+// search in wall-clock time: the halving ends when half of it is spent,
+// and the loops train in what is left, as many as the pace so far allows
+// (LocalLoops, share), a loop that would overrun its deadline cut
+// (loop.Config.Deadline). A bounded search depends on the machine's speed;
+// where everything fits in the limit it is the unbounded search.
 // Every candidate trains with one worker, so a candidate's result does not
 // depend on how many run side by side, nor where: a rung is a list of
 // complete configurations handed to a RungTrainer, Local (in this process,
