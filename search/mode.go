@@ -66,10 +66,12 @@ const (
 
 // DefaultTimeLimit is train's default Options.TimeLimit: with the reading
 // of the data and the writing of the model, train then ends within about
-// 10 minutes however large the data, the bound issue 26 sets for 80 000
-// training samples on two cores. On the quick plant zoo no search comes
-// near it (docs/ZOO.md), so there the choice is as reproducible as without
-// it; it binds on long records with long memories, where the loop family
-// alone would run for tens of minutes (the gearbox of 30 000 samples: 22
-// minutes, docs/ZOO.md, session 25).
+// 10 minutes, the bound issue 26 sets for 80 000 training samples on two
+// cores (a gearbox of that size: 541 s, docs/BENCHMARKS.md, session 26).
+// What it does not bound: the passive FIR's doubling before the rungs (one
+// convex solve per length) and a search that overruns its halving's half
+// (the loops still get a third), so far larger data can take longer. On
+// the quick plant zoo it changed no choice (docs/ZOO.md, session 26); it
+// binds on long records with long memories, where the loop family alone
+// would run for tens of minutes (the same gearbox: 29 minutes unbounded).
 const DefaultTimeLimit = 9 * time.Minute
