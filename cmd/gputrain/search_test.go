@@ -78,7 +78,7 @@ func TestTrainSearch(t *testing.T) {
 	if b, err = os.ReadFile(off); err != nil || !strings.Contains(string(b), `"branches": 10`) && !strings.Contains(string(b), `"branches":10`) {
 		t.Errorf("--search off did not train the default 10 branches (err %v)", err)
 	}
-	for _, bad := range [][]string{{"--search", "maybe"}, {"--budget", "0"}} {
+	for _, bad := range [][]string{{"--search", "maybe"}, {"--budget", "0"}, {"--time-limit", "-1s"}, {"--time-limit", "soon"}} {
 		if code, _, errOut := cli(t, append([]string{"train", "--data", train, "--out", filepath.Join(dir, "x.json")}, bad...)...); code != 2 || !strings.Contains(errOut, strings.TrimPrefix(bad[0], "--")) {
 			t.Errorf("%v: exit %d, %q", bad, code, errOut)
 		}
