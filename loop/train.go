@@ -60,6 +60,15 @@ type Config struct {
 	// the model cannot know (records that start mid-motion).
 	Skip    int
 	ValSkip int // samples at the start of every validation record simulated but not scored
+	// Basis, when > 0, trains every factor longer than Basis taps as a
+	// combination of Basis Laguerre functions (Laguerre) instead of tap by
+	// tap: hundreds of free numbers per FIR become Basis, a smoothness the
+	// data need not teach. The pole is chosen for H1's linear factor as
+	// InitLinear starts it (ChoosePole: the pole of the linear model of the
+	// data), or 0 without InitLinear (the factors' first Basis taps). The
+	// taps stay passive for every coefficient value, and the model holds
+	// the expanded factors: its file is that of a loop without a basis.
+	Basis   int
 	Seed    uint64
 	Workers int // 0: GOMAXPROCS
 	// Deadline, when set, bounds the training in wall-clock time: after
@@ -145,13 +154,26 @@ func Shapes(L int) []Structure {
 // on 12 cases, worse by at most 0.9 on 2 (docs/ZOO.md).
 const Seeds = 2
 
+// BasisSize is the number of Laguerre functions (Config.Basis) of the
+// loops of Runs after the first seed. On eight plants of the zoo (quick
+// sizes, own seeds, two recurrent and two wide loops each, docs/BENCHMARKS.md
+// session 27), 16 functions raised the loops' mean validation Fit on the
+// four with long or noisy memories (two-mass +2.3, positioner +9.0,
+// one-port at 13 dB +2.3, backlash from mid-motion +5.8; 8 and 32
+// functions less) and changed it by −0.5 to +1.1 on three that free taps
+// already fit to 92–95 %: a smoothness prior the data cannot teach in a
+// few thousand samples, but not one every plant wants, so Runs trains
+// loops of both kinds and the choice (Choose) takes what validates.
+const BasisSize = 16
+
 // Run is one loop the search and class loop train: a shape, the seed
-// Config.Seed takes (the user's seed plus an offset below RecSeeds), and
-// the training skip Config.Skip takes.
+// Config.Seed takes (the user's seed plus an offset below RecSeeds), the
+// training skip Config.Skip takes and the basis Config.Basis takes.
 type Run struct {
 	Structure Structure
 	Seed      uint64
 	Skip      int
+	Basis     int
 }
 
 // RecSeeds is how many seeds the shapes with a recurrent lift (Rec > 0)
@@ -166,9 +188,10 @@ type Run struct {
 const RecSeeds = 3
 
 // Runs are the loops trained for a plant whose passive linear FIR needs L
-// taps, from the user's seed: every shape of Shapes from seed, then every
-// shape from seed+1, and so on up to Seeds; then the shapes with a
-// recurrent lift from the seeds after those, up to RecSeeds (an
+// taps, from the user's seed: every shape of Shapes from seed with free
+// taps, then every shape from seed+1 and so on up to Seeds, and the shapes
+// with a recurrent lift from the seeds after those, up to RecSeeds, with
+// their factors in BasisSize Laguerre functions (Config.Basis; an
 // interrupted search keeps whole passes). With skip > 0 (AutoSkip) the
 // same runs follow again, each leaving the first skip samples of every
 // training record out of its loss, and the choice (Choose) takes loops of
@@ -180,9 +203,13 @@ func Runs(L int, seed uint64, skip int) []Run {
 			break
 		}
 		for k := range uint64(max(Seeds, RecSeeds)) {
+			basis := 0
+			if k > 0 {
+				basis = BasisSize
+			}
 			for _, st := range Shapes(L) {
 				if k < Seeds || (st.Rec > 0 && k < RecSeeds) {
-					rs = append(rs, Run{Structure: st, Seed: seed + k, Skip: sk})
+					rs = append(rs, Run{Structure: st, Seed: seed + k, Skip: sk, Basis: basis})
 				}
 			}
 		}
@@ -250,8 +277,8 @@ func (c Config) Check() error {
 	switch {
 	case c.Epochs < 1, c.Batch < 1, c.Window < 1:
 		return fmt.Errorf("%w: epochs %d, batch %d and window %d must be ≥ 1", ErrConfig, c.Epochs, c.Batch, c.Window)
-	case c.Patience < 0, c.BurnIn < 0, c.MaxSamples < 0, c.Skip < 0, c.ValSkip < 0, c.Workers < 0:
-		return fmt.Errorf("%w: patience, burn-in, max samples, skip, val skip and workers must be ≥ 0", ErrConfig)
+	case c.Patience < 0, c.BurnIn < 0, c.MaxSamples < 0, c.Skip < 0, c.ValSkip < 0, c.Workers < 0, c.Basis < 0:
+		return fmt.Errorf("%w: patience, burn-in, max samples, skip, val skip, workers and basis must be ≥ 0", ErrConfig)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0) || c.Clip < 0:
 		return fmt.Errorf("%w: lr %g must be > 0 and finite, clip %g ≥ 0", ErrConfig, c.LR, c.Clip)
 	case !(c.LRDecay >= 0 && c.LRDecay < 1):
@@ -268,6 +295,8 @@ type Result struct {
 	// Cut reports that Config.Deadline shortened the training: it planned
 	// fewer epochs than Epochs and MaxSamples allow, or stopped at it.
 	Cut bool
+	// Pole is the Laguerre pole of Config.Basis (0 without a basis).
+	Pole float64
 }
 
 // window is a span of one training record: simulated from sample lo (at
@@ -343,8 +372,34 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	theta := m.Flatten()
-	best := append([]float64(nil), theta...)
+	res := &Result{}
+	theta := m.Flatten() // what Adam steps: the model's parameters, or their basis coefficients
+	var bs *basis
+	if cfg.Basis > 0 {
+		if len(cfg.InitLinear) > 0 && len(m.FL1) > cfg.Basis {
+			if res.Pole, _, err = ChoosePole(m.FL1, cfg.Basis); err != nil {
+				return nil, err
+			}
+		}
+		if bs, err = newBasis(m, cfg.Basis, res.Pole); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+		}
+		full := theta
+		theta = make([]float64, bs.reduced)
+		bs.project(full, theta)
+	}
+	full := make([]float64, m.NumParams())
+	set := func(theta []float64) error { // the model's parameters for Adam's vector
+		if bs == nil {
+			return m.SetFlat(theta)
+		}
+		bs.expand(theta, full)
+		return m.SetFlat(full)
+	}
+	if err := set(theta); err != nil {
+		return nil, err
+	}
+	best := m.Flatten()
 	bestFit, since := math.Inf(-1), 0
 	if f, err := valFit(m, val, cfg.ValSkip); err == nil {
 		bestFit = f
@@ -363,7 +418,10 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	}
 	simulated := 0
 	sched := newSchedule(cfg, wins, order)
-	res := &Result{}
+	var gc []float64
+	if bs != nil {
+		gc = make([]float64, bs.reduced)
+	}
 	var runErr error
 	t0 := time.Now()
 epochs:
@@ -381,6 +439,10 @@ epochs:
 			}
 			batch := order[lo:min(lo+cfg.Batch, len(order))]
 			g, l, n := m.batchGrad(us, ys, wins, batch, workers)
+			if bs != nil {
+				bs.project(g, gc) // the chain rule through expand: Qᵀ of the factors' gradient
+				g = gc
+			}
 			sse += l
 			rows += n
 			for _, i := range batch {
@@ -388,7 +450,7 @@ epochs:
 			}
 			optim.ClipNorm(g, cfg.Clip)
 			opt.Step(theta, g, sched.at(ep), 0)
-			if err := m.SetFlat(theta); err != nil {
+			if err := set(theta); err != nil {
 				return nil, err
 			}
 		}
@@ -402,7 +464,7 @@ epochs:
 		}
 		if f > bestFit {
 			bestFit, since = f, 0
-			copy(best, theta)
+			best = m.Flatten()
 		} else if since++; cfg.Patience > 0 && since >= cfg.Patience {
 			break
 		}

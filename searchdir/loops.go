@@ -84,6 +84,9 @@ func loopFlags(cfg loop.Config, L int, fir []float64) (map[string]any, error) {
 	if cfg.Skip > 0 {
 		set["loop-skip"] = cfg.Skip
 	}
+	if cfg.Basis > 0 {
+		set["loop-basis"] = cfg.Basis
+	}
 	return set, nil
 }
 
