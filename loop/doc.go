@@ -48,6 +48,19 @@
 // only up to t−1 (well posed) and carries no passivity burden: Theorem 2
 // holds for any causal gains, and the certificate stays that of the FIRs.
 //
+// Long memory in few coefficients. A FIR of L taps has L free factors,
+// which a few thousand samples fit to their noise as readily as to the
+// plant. Config.Basis trains every factor longer than K taps as a
+// combination of K discrete Laguerre functions (Laguerre), their pole
+// chosen where they hold most of the factor of the passive FIR the loop
+// starts from (ChoosePole): a pole of a linear model of the data, as the
+// orthonormal-basis models of system identification take theirs. The
+// taps stay the half autocorrelation of a factor, so every coefficient
+// value is passive and the certificate is unchanged; the model holds the
+// expanded factors, and its file is that of a loop without a basis.
+// Runs trains the loops of the first seed tap by tap and the others in
+// BasisSize functions, and the choice takes what validates.
+//
 // Passive by parameterization. Each FIR's taps are the half
 // autocorrelation of free factors f (Taps): Re G = |F|²/2 + Margin·Σf² > 0
 // for every value of f, and by the Fejér–Riesz theorem no passive FIR of

@@ -65,7 +65,8 @@ type Config struct {
 	// tap: hundreds of free numbers per FIR become Basis, a smoothness the
 	// data need not teach. The pole is chosen for H1's linear factor as
 	// InitLinear starts it (ChoosePole: the pole of the linear model of the
-	// data), or 0 without InitLinear (the factors' first Basis taps). The
+	// data), or without InitLinear for a factor falling to e⁻³ over the
+	// memory (Structure.Memory), so that the functions span it. The
 	// taps stay passive for every coefficient value, and the model holds
 	// the expanded factors: its file is that of a loop without a basis.
 	Basis   int
@@ -376,8 +377,17 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	theta := m.Flatten() // what Adam steps: the model's parameters, or their basis coefficients
 	var bs *basis
 	if cfg.Basis > 0 {
-		if len(cfg.InitLinear) > 0 && len(m.FL1) > cfg.Basis {
-			if res.Pole, _, err = ChoosePole(m.FL1, cfg.Basis); err != nil {
+		start := m.FL1
+		if len(cfg.InitLinear) == 0 {
+			// no FIR to take a pole from: one whose functions span the
+			// memory, a factor falling to e⁻³ over its length
+			start = make([]float64, cfg.Structure.Memory())
+			for k := range start {
+				start[k] = math.Exp(-3 * float64(k) / float64(len(start)))
+			}
+		}
+		if len(start) > cfg.Basis {
+			if res.Pole, _, err = ChoosePole(start, cfg.Basis); err != nil {
 				return nil, err
 			}
 		}

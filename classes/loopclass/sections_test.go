@@ -90,8 +90,9 @@ func TestSectionsFile(t *testing.T) {
 }
 
 // TestFitStructureFlags: --loop-sections N, --loop-states N and --loop-rec N
-// train loop.Train's loop of the shape's structure with P1, S or Rec = N, and a
-// value below the flag's range is ErrSettings.
+// train loop.Train's loop of the shape's structure with P1, S or Rec = N,
+// --loop-basis N the loop of factors in N Laguerre functions (Config.Basis),
+// and a value below the flag's range is ErrSettings.
 func TestFitStructureFlags(t *testing.T) {
 	train, err := data.GenerateMSD(data.MSDConfig{Batches: 3, Seed: 5, Samples: 120})
 	if err != nil {
@@ -113,11 +114,12 @@ func TestFitStructureFlags(t *testing.T) {
 	opt := classes.FitOptions{Seed: 3, Workers: 2}
 	for _, tc := range []struct {
 		flag, value, bad string
-		edit             func(*loop.Structure)
+		edit             func(*loop.Config)
 	}{
-		{"--loop-sections", "2", "-1", func(s *loop.Structure) { s.P1 = 2 }},
-		{"--loop-states", "3", "-2", func(s *loop.Structure) { s.S = 3 }},
-		{"--loop-rec", "4", "-3", func(s *loop.Structure) { s.Rec = 4 }},
+		{"--loop-sections", "2", "-1", func(c *loop.Config) { c.Structure.P1 = 2 }},
+		{"--loop-states", "3", "-2", func(c *loop.Config) { c.Structure.S = 3 }},
+		{"--loop-rec", "4", "-3", func(c *loop.Config) { c.Structure.Rec = 4 }},
+		{"--loop-basis", "4", "-2", func(c *loop.Config) { c.Basis = 4 }},
 	} {
 		got, err := fitWith(t, []string{"--loop-shape", "sized", "--loop-init", path, "--loop-epochs", "2", tc.flag, tc.value}, train, val, opt)
 		if err != nil {
@@ -125,7 +127,7 @@ func TestFitStructureFlags(t *testing.T) {
 		}
 		cfg := loop.DefaultConfig()
 		cfg.Structure, cfg.InitLinear, cfg.Epochs = loop.Sized(L), fir.Lin, 2
-		tc.edit(&cfg.Structure)
+		tc.edit(&cfg)
 		cfg.Seed, cfg.Workers = 3, 2
 		want, err := loop.Train(context.Background(), cfg, train, val)
 		if err != nil {
