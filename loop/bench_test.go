@@ -49,3 +49,37 @@ func namedShapes(tb testing.TB, L int) []namedShape {
 	}
 	return out
 }
+
+// BenchmarkBasis is what Config.Basis adds to one Adam step of the wide
+// loop of a 250-tap memory (the gearbox's): the gradient mapped onto
+// 16 Laguerre coefficients and the factors expanded from them,
+// beside the step's gradient itself (8 windows of 500 samples, one
+// goroutine).
+func BenchmarkBasis(b *testing.B) {
+	m := randomModel(b, Wide(250), 1)
+	bs, err := newBasis(m, 16, 0.95)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("gradient", func(b *testing.B) {
+		const W, n = 500, 8
+		us, ys := make([][]float64, n), make([][]float64, n)
+		var wins []window
+		batch := make([]int, n)
+		for i := range n {
+			us[i], ys[i] = randomInput(uint64(i+1), W), randomInput(uint64(i+50), W)
+			wins = append(wins, window{rec: i, lo: 0, hi: W})
+			batch[i] = i
+		}
+		for b.Loop() {
+			m.batchGrad(us, ys, wins, batch, 1)
+		}
+	})
+	b.Run("basis", func(b *testing.B) {
+		full, c := m.Flatten(), make([]float64, bs.reduced)
+		for b.Loop() {
+			bs.project(full, c)
+			bs.expand(c, full)
+		}
+	})
+}

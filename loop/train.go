@@ -155,26 +155,13 @@ func Shapes(L int) []Structure {
 // on 12 cases, worse by at most 0.9 on 2 (docs/ZOO.md).
 const Seeds = 2
 
-// BasisSize is the number of Laguerre functions (Config.Basis) of the
-// loops of Runs after the first seed. On eight plants of the zoo (quick
-// sizes, own seeds, two recurrent and two wide loops each, docs/BENCHMARKS.md
-// session 27), 16 functions raised the loops' mean validation Fit on the
-// four with long or noisy memories (two-mass +2.3, positioner +9.0,
-// one-port at 13 dB +2.3, backlash from mid-motion +5.8; 8 and 32
-// functions less) and changed it by −0.5 to +1.1 on three that free taps
-// already fit to 92–95 %: a smoothness prior the data cannot teach in a
-// few thousand samples, but not one every plant wants, so Runs trains
-// loops of both kinds and the choice (Choose) takes what validates.
-const BasisSize = 16
-
 // Run is one loop the search and class loop train: a shape, the seed
-// Config.Seed takes (the user's seed plus an offset below RecSeeds), the
-// training skip Config.Skip takes and the basis Config.Basis takes.
+// Config.Seed takes (the user's seed plus an offset below RecSeeds), and
+// the training skip Config.Skip takes.
 type Run struct {
 	Structure Structure
 	Seed      uint64
 	Skip      int
-	Basis     int
 }
 
 // RecSeeds is how many seeds the shapes with a recurrent lift (Rec > 0)
@@ -189,10 +176,9 @@ type Run struct {
 const RecSeeds = 3
 
 // Runs are the loops trained for a plant whose passive linear FIR needs L
-// taps, from the user's seed: every shape of Shapes from seed with free
-// taps, then every shape from seed+1 and so on up to Seeds, and the shapes
-// with a recurrent lift from the seeds after those, up to RecSeeds, with
-// their factors in BasisSize Laguerre functions (Config.Basis; an
+// taps, from the user's seed: every shape of Shapes from seed, then every
+// shape from seed+1, and so on up to Seeds; then the shapes with a
+// recurrent lift from the seeds after those, up to RecSeeds (an
 // interrupted search keeps whole passes). With skip > 0 (AutoSkip) the
 // same runs follow again, each leaving the first skip samples of every
 // training record out of its loss, and the choice (Choose) takes loops of
@@ -204,13 +190,9 @@ func Runs(L int, seed uint64, skip int) []Run {
 			break
 		}
 		for k := range uint64(max(Seeds, RecSeeds)) {
-			basis := 0
-			if k > 0 {
-				basis = BasisSize
-			}
 			for _, st := range Shapes(L) {
 				if k < Seeds || (st.Rec > 0 && k < RecSeeds) {
-					rs = append(rs, Run{Structure: st, Seed: seed + k, Skip: sk, Basis: basis})
+					rs = append(rs, Run{Structure: st, Seed: seed + k, Skip: sk})
 				}
 			}
 		}

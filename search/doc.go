@@ -27,8 +27,7 @@
 //     forward FIR started from the linear baseline's taps, trained on the
 //     simulation error, in each of the shapes of loop.Shapes from each of
 //     loop.Seeds seeds, and the recurrent shapes from more (loop.RecSeeds;
-//     loop.Runs lists them), the first seed's loops tap by tap, the
-//     others' factors in loop.BasisSize Laguerre functions; with Options.AutoSkip and no skip of the
+//     loop.Runs lists them); with Options.AutoSkip and no skip of the
 //     user's, all of them again leaving loop.AutoSkip's first samples of
 //     each training record out of their loss, that second pass joining the
 //     choice when it validates better (loop.ChoosePasses). The family

@@ -185,13 +185,13 @@ func (s *searcher) loops(res *Result) Loops {
 			// where the linear baseline is
 			cfg.InitLinear = fir.Lin
 		}
-		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Basis, cfg.Progress = max(s.base.Skip, run.Skip), s.base.ValSkip, run.Seed, run.Basis, nil
+		cfg.Skip, cfg.ValSkip, cfg.Seed, cfg.Progress = max(s.base.Skip, run.Skip), s.base.ValSkip, run.Seed, nil
 		if cfg.Workers == 0 {
 			cfg.Workers = s.opt.Workers
 		}
 		name := fmt.Sprintf("loop H1 %d×%d +lin %d, H2 %d×%d +lin %d, R %d, [%d]%s, seed %d", st.B1, st.T1, st.L1, st.B2, st.T2, st.L2, st.R1, st.Hidden[0], liftExtras(st), run.Seed)
-		if run.Basis > 0 {
-			name += fmt.Sprintf(", laguerre %d", run.Basis)
+		if cfg.Basis > 0 {
+			name += fmt.Sprintf(", laguerre %d", cfg.Basis)
 		}
 		if run.Skip > 0 {
 			name += fmt.Sprintf(", skip %d", run.Skip)

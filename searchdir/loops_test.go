@@ -64,6 +64,17 @@ func TestLoopPlan(t *testing.T) {
 			}
 		}
 	}
+	// a basis of the search's loop settings travels as --loop-basis
+	pb, err := tr.LoopPlan(runs(16, func(c *loop.Config) { c.Basis = 6 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args, err := pb.Trials[0].Args(LoopsDir(dir)); err != nil || !slices.Contains(args, "--loop-basis=6") {
+		t.Errorf("trial with a basis: flags %q (%v), want --loop-basis=6", args, err)
+	}
+	if args, _ := p.Trials[0].Args(LoopsDir(dir)); strings.Contains(strings.Join(args, " "), "loop-basis") {
+		t.Errorf("trial without a basis: flags %q name one", args)
+	}
 	for _, tc := range []struct {
 		name string
 		ls   search.Loops

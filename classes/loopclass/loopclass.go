@@ -17,14 +17,14 @@ import (
 )
 
 // Class is the class "loop".
-var Class classes.Class = class{Skip: -1, States: -1, Rec: -1, Basis: -1}
+var Class classes.Class = class{Skip: -1, States: -1, Rec: -1}
 
 type class struct {
 	Memory, Epochs, Skip int
 	Sections             int // loop.Structure.P1 of every loop trained
 	States               int // loop.Structure.S of every loop trained (-1: the shape's)
 	Rec                  int // loop.Structure.Rec of every loop trained (-1: the shape's)
-	Basis                int // loop.Config.Basis of every loop trained (-1: the run's)
+	Basis                int // loop.Config.Basis of every loop trained
 	Shape                Shape
 	Init                 string // a linear FIR model file
 }
@@ -42,7 +42,7 @@ func (c class) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.Sections, "loop-sections", 0, "--model loop: first-order passive sections in H1, beside its linear FIR (loop.Structure.P1): a slow memory in two numbers each, their time constants starting log-spaced from the memory to 16 times it (0: none)")
 	fs.IntVar(&c.States, "loop-states", -1, "--model loop: slow states of u and of y that the lifting network sees beside its windows (loop.Structure.S): leaky averages with time constants max(4, memory/4)·4^i samples, i = 0…N−1: the memory of a hidden state such as the play of a gear (-1: the shape's own)")
 	fs.IntVar(&c.Rec, "loop-rec", -1, "--model loop: units of a GRU state, driven by u(t) and y(t−1), that the lifting network sees beside its windows (loop.Structure.Rec): a learned memory of the past, trained with the rest (-1: the shape's own)")
-	fs.IntVar(&c.Basis, "loop-basis", -1, "--model loop: train every FIR factor longer than this many taps as a combination of that many Laguerre functions, their pole chosen for the passive FIR the loop starts from (loop.Config.Basis): few numbers for a long memory; the model file holds the expanded taps (0: tap by tap; -1: --loop-shape all trains the loops after the first seed's in loop.BasisSize functions, one shape tap by tap)")
+	fs.IntVar(&c.Basis, "loop-basis", 0, "--model loop: train every FIR factor longer than this many taps as a combination of that many Laguerre functions, their pole chosen for the passive FIR the loop starts from (loop.Config.Basis): few numbers for a long memory, passive for every value; the model file holds the expanded taps (0: tap by tap; the structure search trains tap by tap: see docs/BENCHMARKS.md, session 27)")
 	fs.IntVar(&c.Skip, "loop-skip", -1, "--model loop: samples at the start of each training record simulated but left out of the loss (--skip of the NFIR); -1: none, except that --loop-shape all also trains every loop again leaving out loop.AutoSkip's (the FIR's memory, at most an eighth of the shortest record, where that is at least 1/32 of the samples), and chooses among the loops of both when that second pass validates better (loop.ChoosePasses)")
 	return func() classes.Class { return c }
 }
@@ -60,8 +60,8 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 		return 0, nil, fmt.Errorf("%w: --loop-sections %d must be ≥ 0", classes.ErrSettings, c.Sections)
 	case c.States < -1:
 		return 0, nil, fmt.Errorf("%w: --loop-states %d must be ≥ 0 (or -1: the shape's)", classes.ErrSettings, c.States)
-	case c.Basis < -1:
-		return 0, nil, fmt.Errorf("%w: --loop-basis %d must be ≥ 0 (or -1: the runs')", classes.ErrSettings, c.Basis)
+	case c.Basis < 0:
+		return 0, nil, fmt.Errorf("%w: --loop-basis %d must be ≥ 0", classes.ErrSettings, c.Basis)
 	case c.Rec < -1:
 		return 0, nil, fmt.Errorf("%w: --loop-rec %d must be ≥ 0 (or -1: the shape's)", classes.ErrSettings, c.Rec)
 	case c.Init != "" && c.Memory > 0:
@@ -120,10 +120,7 @@ func (c class) Fit(ctx context.Context, train, val *data.Dataset, opt classes.Fi
 			st.Rec = c.Rec
 		}
 		cfg := base
-		cfg.Structure, cfg.Seed, cfg.Skip, cfg.Basis = st, run.Seed, max(base.Skip, run.Skip), run.Basis
-		if c.Basis >= 0 {
-			cfg.Basis = c.Basis
-		}
+		cfg.Structure, cfg.Seed, cfg.Skip, cfg.Basis = st, run.Seed, max(base.Skip, run.Skip), c.Basis
 		if len(initLin) == st.L1 {
 			// the loop starts from the FIR it is sized by (as the search's)
 			cfg.InitLinear = initLin

@@ -119,7 +119,7 @@ func TestFitStructureFlags(t *testing.T) {
 		{"--loop-sections", "2", "-1", func(c *loop.Config) { c.Structure.P1 = 2 }},
 		{"--loop-states", "3", "-2", func(c *loop.Config) { c.Structure.S = 3 }},
 		{"--loop-rec", "4", "-3", func(c *loop.Config) { c.Structure.Rec = 4 }},
-		{"--loop-basis", "4", "-2", func(c *loop.Config) { c.Basis = 4 }},
+		{"--loop-basis", "4", "-1", func(c *loop.Config) { c.Basis = 4 }},
 	} {
 		got, err := fitWith(t, []string{"--loop-shape", "sized", "--loop-init", path, "--loop-epochs", "2", tc.flag, tc.value}, train, val, opt)
 		if err != nil {
