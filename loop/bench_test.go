@@ -13,14 +13,7 @@ func BenchmarkBatchGrad(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			m := randomModel(b, tc.s, 1)
 			const W, n = 600, 8
-			us, ys := make([][]float64, n), make([][]float64, n)
-			var wins []window
-			batch := make([]int, n)
-			for i := range n {
-				us[i], ys[i] = randomInput(uint64(i+1), W), randomInput(uint64(i+50), W)
-				wins = append(wins, window{rec: i, lo: 0, hi: W, skip: 100})
-				batch[i] = i
-			}
+			us, ys, wins, batch := benchBatch(n, W, 100)
 			b.ReportAllocs()
 			for b.Loop() {
 				m.batchGrad(us, ys, wins, batch, 1)
@@ -62,15 +55,7 @@ func BenchmarkBasis(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("gradient", func(b *testing.B) {
-		const W, n = 500, 8
-		us, ys := make([][]float64, n), make([][]float64, n)
-		var wins []window
-		batch := make([]int, n)
-		for i := range n {
-			us[i], ys[i] = randomInput(uint64(i+1), W), randomInput(uint64(i+50), W)
-			wins = append(wins, window{rec: i, lo: 0, hi: W})
-			batch[i] = i
-		}
+		us, ys, wins, batch := benchBatch(8, 500, 0)
 		for b.Loop() {
 			m.batchGrad(us, ys, wins, batch, 1)
 		}
@@ -82,4 +67,16 @@ func BenchmarkBasis(b *testing.B) {
 			bs.expand(c, full)
 		}
 	})
+}
+
+// benchBatch is a batch of n random windows of W samples, the first skip
+// of each simulated but not scored.
+func benchBatch(n, W, skip int) (us, ys [][]float64, wins []window, batch []int) {
+	us, ys, batch = make([][]float64, n), make([][]float64, n), make([]int, n)
+	for i := range n {
+		us[i], ys[i] = randomInput(uint64(i+1), W), randomInput(uint64(i+50), W)
+		wins = append(wins, window{rec: i, lo: 0, hi: W, skip: skip})
+		batch[i] = i
+	}
+	return us, ys, wins, batch
 }
