@@ -376,14 +376,18 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		if bs, err = newBasis(m, cfg.Basis, res.Pole); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		full := theta
 		theta = make([]float64, bs.reduced)
-		bs.project(full, theta)
+		bs.project(m.Flatten(), theta)
 	}
-	full := make([]float64, m.NumParams())
-	set := func(theta []float64) error { // the model's parameters for Adam's vector
+	// set gives the model the parameters of Adam's vector (expanded into
+	// full with a basis)
+	var full []float64
+	set := func(theta []float64) error {
 		if bs == nil {
 			return m.SetFlat(theta)
+		}
+		if full == nil {
+			full = make([]float64, bs.full)
 		}
 		bs.expand(theta, full)
 		return m.SetFlat(full)
