@@ -1,6 +1,7 @@
 package baselines
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -29,6 +30,17 @@ type RENConfig struct {
 	// training stops (the best parameters are kept). It is unused without validation data.
 	Patience int
 	Workers  int // goroutines for the per-trajectory gradients (0: GOMAXPROCS)
+	// Window, when positive, cuts a training record longer than 2·Window
+	// samples into windows of Window samples, each simulated from rest
+	// BurnIn samples before it starts (the burn-in left out of the loss),
+	// as TrainGRU does: a long record then gives many steps an epoch. 0
+	// keeps every record whole.
+	Window, BurnIn int
+	// MaxSamples, when positive, bounds the samples simulated by the
+	// training steps (burn-in included) over the whole run: training stops
+	// after the epoch that reaches it. It keeps the cost of a schedule
+	// counted in epochs bounded on large data.
+	MaxSamples int
 	// Skip and ValSkip are the samples at the start of every training and
 	// validation trajectory that are simulated but left out of the loss: a
 	// start-up transient, or a lead-in that warms up the state before a
@@ -44,6 +56,22 @@ type RENConfig struct {
 // parameters there; n_x = 5, n_v = 15 gives 691 here) trained on the simulation error.
 func DefaultRENConfig() RENConfig {
 	return RENConfig{States: 5, Neurons: 15, Nu: 0, Eps: 1e-6, Epochs: 300, Batch: 16, LR: 3e-3, Clip: 10, Seed: 1, Patience: 30}
+}
+
+// SimulationRENConfig returns the REN that train's structure search and
+// class ren train: DefaultRENConfig's size, one trajectory an Adam step
+// (Batch 1), up to 5000 epochs with a patience of 1000, bounded by 2·10⁷
+// simulated samples (about 20 s on one core at this size). The paper's
+// batches of 16 trajectories take one step an epoch on a few thousand
+// samples, and 300 such steps leave the REN near its initial output: on a
+// geared drive with play (session 29, docs/BENCHMARKS.md) its validation Fit
+// was 8.7 % after 300 epochs of 16 and 80.7 % after 3374 epochs of one
+// trajectory a step. Like the GRU, it needs many small steps.
+func SimulationRENConfig() RENConfig {
+	c := DefaultRENConfig()
+	c.Batch, c.Epochs, c.Patience, c.MaxSamples = 1, 5000, 1000, 20_000_000
+	c.Window, c.BurnIn = 2000, 200
+	return c
 }
 
 func (c RENConfig) withDefaults() (RENConfig, error) {
@@ -62,6 +90,8 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 		return c, fmt.Errorf("baselines: REN: epochs %d, batch %d, patience %d must be ≥ 1, workers %d ≥ 0: %w", c.Epochs, c.Batch, c.Patience, c.Workers, ErrConfig)
 	case !(c.LR > 0) || math.IsInf(c.LR, 0):
 		return c, fmt.Errorf("baselines: REN: learning rate %v must be finite > 0: %w", c.LR, ErrConfig)
+	case c.Window < 0, c.BurnIn < 0, c.MaxSamples < 0:
+		return c, fmt.Errorf("baselines: REN: window %d, burn-in %d and max samples %d must be ≥ 0: %w", c.Window, c.BurnIn, c.MaxSamples, ErrConfig)
 	case c.Skip < 0, c.ValSkip < 0:
 		return c, fmt.Errorf("baselines: REN: skip %d and val-skip %d must be ≥ 0: %w", c.Skip, c.ValSkip, ErrConfig)
 	case !(c.Nu >= 0) || math.IsInf(c.Nu, 0), !(c.Eps > 0) || math.IsInf(c.Eps, 0), !(c.Clip >= 0):
@@ -489,32 +519,41 @@ func (m *PassiveREN) prepare(d *data.Dataset) *renSet {
 	return s
 }
 
-// lossGrad returns the mean squared simulation error over the trajectories idx
-// of s, samples skip.. of each, and, when grad is not nil, writes its gradient
-// with respect to Theta.
-func (m *PassiveREN) lossGrad(s *renSet, idx []int, grad []float64, workers, skip int) (float64, error) {
+// wholeItems is every record of s as one item, scored from skip.
+func wholeItems(s *renSet, skip int) []gruItem {
+	items := make([]gruItem, len(s.u))
+	for i, u := range s.u {
+		items[i] = gruItem{rec: i, score: skip, to: len(u)}
+	}
+	return items
+}
+
+// lossGrad returns the mean squared simulation error over the items of s
+// (each simulated from rest at its from, scored from its score on) and,
+// when grad is not nil, writes its gradient with respect to Theta.
+func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, workers int) (float64, error) {
 	e, err := m.explicit()
 	if err != nil {
 		return math.NaN(), err
 	}
 	total := 0
-	for _, b := range idx {
-		total += max(len(s.u[b])-skip, 0)
+	for _, it := range items {
+		total += max(it.to-max(it.score, it.from), 0)
 	}
 	if total == 0 {
-		return math.NaN(), fmt.Errorf("baselines: REN: no sample left after skipping %d: %w", skip, ErrData)
+		return math.NaN(), fmt.Errorf("baselines: REN: no sample left to score: %w", ErrData)
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(idx))
-	// Per-trajectory sums, added in trajectory order afterwards: the result does
+	workers = min(workers, len(items))
+	// Per-item sums, added in item order afterwards: the result does
 	// not depend on the number of workers or on scheduling.
-	sse := make([]float64, len(idx))
-	grads := make([]*renGrad, len(idx))
+	sse := make([]float64, len(items))
+	grads := make([]*renGrad, len(items))
 	var wg sync.WaitGroup
-	next := make(chan int, len(idx))
-	for p := range idx {
+	next := make(chan int, len(items))
+	for p := range items {
 		next <- p
 	}
 	close(next)
@@ -524,7 +563,9 @@ func (m *PassiveREN) lossGrad(s *renSet, idx []int, grad []float64, workers, ski
 			defer wg.Done()
 			var tape *renTape
 			for p := range next {
-				us, ys := s.u[idx[p]], s.y[idx[p]]
+				it := items[p]
+				us, ys := s.u[it.rec][it.from:it.to], s.y[it.rec][it.from:it.to]
+				skip := max(it.score-it.from, 0)
 				T := len(us)
 				if grad != nil {
 					tape = &renTape{x: make([]float64, T*m.States), w: make([]float64, T*m.Neurons), v: make([]float64, T*m.Neurons)}
@@ -557,7 +598,7 @@ func (m *PassiveREN) lossGrad(s *renSet, idx []int, grad []float64, workers, ski
 	if grad == nil {
 		return loss, nil
 	}
-	for p := 1; p < len(idx); p++ {
+	for p := 1; p < len(items); p++ {
 		grads[0].add(grads[p])
 	}
 	return loss, m.direct(e, grads[0], grad)
@@ -573,6 +614,14 @@ func (m *PassiveREN) lossGrad(s *renSet, idx []int, grad []float64, workers, ski
 // cfg.Epochs are run and the last parameters kept. Passivity holds for every
 // iterate: it is a property of the parameterization, not of training.
 func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
+	return TrainRENContext(context.Background(), train, val, cfg)
+}
+
+// TrainRENContext is TrainREN that stops when ctx is done: it then returns
+// the parameters of the best epoch so far (the last ones without
+// validation data) together with ctx's error, or only the error when no
+// epoch was finished.
+func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -588,13 +637,13 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 
 	tr := m.prepare(train)
 	var vs *renSet
-	var vidx []int
+	var vitems []gruItem
 	vyy := 0.0 // mean square of the scaled, scored validation output
 	if val != nil {
 		vs = m.prepare(val)
 		n := 0
+		vitems = wholeItems(vs, cfg.ValSkip)
 		for i := range vs.u {
-			vidx = append(vidx, i)
 			for t, y := range vs.y[i] {
 				if t >= cfg.ValSkip {
 					vyy += y * y
@@ -607,35 +656,53 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 		}
 		vyy /= float64(n)
 	}
-	order := make([]int, len(tr.u))
-	for i := range order {
-		order[i] = i
+	var order []gruItem
+	if cfg.Window > 0 {
+		order = gruItems(tr, cfg.Window, cfg.BurnIn)
+	} else {
+		order = wholeItems(tr, 0)
+	}
+	for k := range order {
+		order[k].score = max(order[k].score, cfg.Skip)
 	}
 	np := len(m.Theta)
 	grad := make([]float64, np)
 	opt := optim.NewAdam(np)
 	stop := newEarlyStop(m.Theta, cfg.Patience)
+	simulated, finished := 0, 0
+	var ctxErr error
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if ctxErr = ctx.Err(); ctxErr != nil {
+			break
+		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		epochLoss, steps := 0.0, 0
 		for lo := 0; lo < len(order); lo += cfg.Batch {
 			mb := order[lo:min(lo+cfg.Batch, len(order))]
-			l, err := m.lossGrad(tr, mb, grad, cfg.Workers, cfg.Skip)
+			l, err := m.lossGrad(tr, mb, grad, cfg.Workers)
 			if err != nil {
 				return nil, err
+			}
+			for _, it := range mb {
+				simulated += it.to - it.from
 			}
 			epochLoss += l
 			steps++
 			optim.ClipNorm(grad, cfg.Clip)
 			opt.Step(m.Theta, grad, cfg.LR, 0)
 		}
+		finished = epoch
+		budgetSpent := cfg.MaxSamples > 0 && simulated >= cfg.MaxSamples
 		if vs == nil {
 			if cfg.Progress != nil {
 				cfg.Progress(epoch, epochLoss/float64(steps), math.NaN())
 			}
+			if budgetSpent {
+				break
+			}
 			continue
 		}
-		vl, err := m.lossGrad(vs, vidx, nil, cfg.Workers, cfg.ValSkip)
+		vl, err := m.lossGrad(vs, vitems, nil, cfg.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -646,25 +713,24 @@ func TrainREN(train, val *data.Dataset, cfg RENConfig) (*PassiveREN, error) {
 		if cfg.Progress != nil {
 			cfg.Progress(epoch, epochLoss/float64(steps), 100*(1-math.Sqrt(vl/vyy)))
 		}
-		if stop.update(epoch, vl, m.Theta) {
+		if stop.update(epoch, vl, m.Theta) || budgetSpent {
 			break
 		}
 	}
-	m.BestEpoch = cfg.Epochs
+	if finished == 0 && ctxErr != nil {
+		return nil, ctxErr
+	}
+	m.BestEpoch = finished
 	if vs != nil {
 		m.BestEpoch = stop.restore(m.Theta)
 	}
-	all := make([]int, len(tr.u))
-	for i := range all {
-		all[i] = i
-	}
-	if m.TrainLoss, err = m.lossGrad(tr, all, nil, cfg.Workers, cfg.Skip); err != nil {
+	if m.TrainLoss, err = m.lossGrad(tr, wholeItems(tr, cfg.Skip), nil, cfg.Workers); err != nil {
 		return nil, err
 	}
 	if math.IsNaN(m.TrainLoss) || math.IsInf(m.TrainLoss, 0) {
 		return nil, fmt.Errorf("baselines: REN: training loss %v; lower the learning rate: %w", m.TrainLoss, ErrNumerical)
 	}
-	return m, nil
+	return m, ctxErr
 }
 
 // init draws X orthogonal (the Q factor of a Gaussian matrix, so that H starts
@@ -697,4 +763,53 @@ func (m *PassiveREN) init(rng *rand.Rand) {
 	glorot(o.d12, nv, 1)
 	glorot(o.c2, 1, nx)
 	glorot(o.d21, 1, nv)
+}
+
+// RENMatrices is the explicit model of a PassiveREN (see PassiveREN), the
+// matrices row-major, for code that runs the model elsewhere (package
+// export). MinEigH is the smallest eigenvalue of H, the matrix whose
+// positive definiteness is the passivity LMI of the direct
+// parameterization: it is at least ε up to rounding for every Theta.
+type RENMatrices struct {
+	States, Neurons  int
+	A, B1, C1, D11   []float64 // n_x×n_x, n_x×n_v, n_v×n_x, n_v×n_v (strictly lower)
+	B2, D12, C2, D21 []float64 // n_x, n_v, n_x, n_v
+	D22              float64
+	MinEigH          float64
+}
+
+// Matrices returns the explicit model that Simulate runs (on u/UScale, its
+// output times YScale), or an error when E is singular.
+func (m *PassiveREN) Matrices() (*RENMatrices, error) {
+	e, err := m.explicit()
+	if err != nil {
+		return nil, err
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(e.H.RawMatrix().Rows, symmetric(e.H)), false) {
+		return nil, fmt.Errorf("baselines: REN: the eigenvalues of H did not converge: %w", ErrNumerical)
+	}
+	raw := func(d *mat.Dense) []float64 {
+		r, c := d.Dims()
+		out := make([]float64, 0, r*c)
+		for i := range r {
+			out = append(out, d.RawRowView(i)...)
+		}
+		return out
+	}
+	return &RENMatrices{States: e.nx, Neurons: e.nv, A: raw(e.A), B1: raw(e.B1), C1: raw(e.C1), D11: raw(e.D11),
+		B2: slices.Clone(e.B2), D12: slices.Clone(e.D12), C2: slices.Clone(e.C2), D21: slices.Clone(e.D21), D22: e.D22,
+		MinEigH: slices.Min(eig.Values(nil))}, nil
+}
+
+// symmetric returns the symmetric part of the square matrix h, row-major.
+func symmetric(h *mat.Dense) []float64 {
+	n, _ := h.Dims()
+	out := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			out[i*n+j] = (h.At(i, j) + h.At(j, i)) / 2
+		}
+	}
+	return out
 }

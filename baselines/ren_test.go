@@ -59,9 +59,11 @@ func TestRENGradientFiniteDifferences(t *testing.T) {
 			}
 			s.u, s.y = append(s.u, u), append(s.y, y)
 		}
-		idx := []int{0, 1, 2}
+		// two whole records and a window of the third, simulated from
+		// rest at sample 4 and scored from 4+skip, as TrainREN's windows
+		items := []gruItem{{0, 0, skip, len(s.u[0])}, {1, 0, skip, len(s.u[1])}, {2, 4, 4 + skip, len(s.u[2]) - 1}}
 		grad := make([]float64, m.NumParams())
-		if _, err := m.lossGrad(s, idx, grad, 2, skip); err != nil {
+		if _, err := m.lossGrad(s, items, grad, 2); err != nil {
 			t.Fatal(err)
 		}
 		const h = 1e-6
@@ -69,9 +71,9 @@ func TestRENGradientFiniteDifferences(t *testing.T) {
 		for k := range m.Theta {
 			th := m.Theta[k]
 			m.Theta[k] = th + h
-			lp, err1 := m.lossGrad(s, idx, nil, 1, skip)
+			lp, err1 := m.lossGrad(s, items, nil, 1)
 			m.Theta[k] = th - h
-			lm, err2 := m.lossGrad(s, idx, nil, 1, skip)
+			lm, err2 := m.lossGrad(s, items, nil, 1)
 			m.Theta[k] = th
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
@@ -310,14 +312,11 @@ func BenchmarkRENEpoch(b *testing.B) {
 	m.Theta = make([]float64, m.NumParams())
 	m.init(rand.New(rand.NewPCG(1, 1)))
 	s := m.prepare(d)
-	idx := make([]int, len(s.u))
-	for i := range idx {
-		idx[i] = i
-	}
+	items := wholeItems(s, 0)
 	grad := make([]float64, m.NumParams())
 	b.ResetTimer()
 	for range b.N {
-		if _, err := m.lossGrad(s, idx, grad, 0, 0); err != nil {
+		if _, err := m.lossGrad(s, items, grad, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@
 //	NFIR (branches > 0), gputrain-nfir   yes  yes  no: not linear
 //	linear FIR (branches 0)              yes  yes  yes
 //	loop, gputrain-model class loop      yes  yes  no: not linear
+//	passive REN, gputrain-model ren      yes  yes  no: not linear
 //	other gputrain-model classes         no   no   no (ErrUnsupported)
 //
 // A loop, y = H1(u − H2(y)), the model train writes when its search picks
@@ -28,6 +29,13 @@
 // (loop.Mean: params.members) exports its loops side by side under
 // NAME_m0, NAME_m1, …, NAME_step summing their outputs in order and dividing
 // by their number; its certificate lists every FIR of every loop.
+//
+// A passive REN (the model train writes when its search picks one) exports
+// as C and FMU too: its explicit model (A, B1, B2, C1, D11, D12, C2, D21,
+// D22, built from the direct parameters as baselines.PassiveREN does), the
+// equilibrium layer solved neuron by neuron, sums in the order of
+// PassiveREN.Simulate. Its certificate is the smallest eigenvalue of H,
+// the matrix of the dissipation LMI, recomputed at export (RENMode).
 //
 // # What every artifact carries
 //

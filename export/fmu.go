@@ -659,6 +659,9 @@ sampling time later than <code>gputrain simulate</code> lists it. Before the fir
 
 // feedbackDoc says what feedback runs inside the FMU.
 func feedbackDoc(s *Source) string {
+	if s.REN != nil {
+		return "The REN's state runs inside the FMU; its equilibrium layer is solved neuron by neuron each sample"
+	}
 	if s.Loop != nil {
 		return "The loop runs inside the FMU: H2 acts on the loop's own output, and the algebraic equation of each sample is solved in closed form"
 	}

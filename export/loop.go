@@ -120,6 +120,9 @@ func (s *Source) certifyLoop() (bool, error) {
 
 // kind names the operator in the artifacts' prose.
 func (s *Source) kind() string {
+	if s.REN != nil {
+		return "passive recurrent equilibrium network (REN)"
+	}
 	if s.Loop.Weighted() {
 		return fmt.Sprintf("weighted mean of %d passive feedback loops of two NFIRs, y = (1/%d) sum_i c_i H1_i(u - H2_i(y_i))", len(s.Loop), s.Loop.Total())
 	}

@@ -12,7 +12,9 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
@@ -44,11 +46,13 @@ const (
 // beside it, the certificate recomputed from its taps, and the file's
 // fingerprint, which every artifact carries so that it can be traced back.
 type Source struct {
-	Model    *model.NFIR       // the NFIR; nil for a loop
-	Loop     loop.Mean         // the loop, or the mean of several (a gputrain-model file of class loop); nil for an NFIR
-	Meta     model.Meta        // a loop's Mode is LoopMode
-	Cert     model.Certificate // an NFIR's certificate
-	LoopCert []FIRCert         // a loop's: every FIR of H1 and its sections, then every FIR of H2
+	Model    *model.NFIR            // the NFIR; nil for a loop
+	Loop     loop.Mean              // the loop, or the mean of several (a gputrain-model file of class loop); nil for an NFIR
+	REN      *baselines.PassiveREN  // a passive REN (a gputrain-model file of class ren); nil otherwise
+	RENMat   *baselines.RENMatrices // its explicit model and certificate, recomputed at export
+	Meta     model.Meta             // a loop's Mode is LoopMode
+	Cert     model.Certificate      // an NFIR's certificate
+	LoopCert []FIRCert              // a loop's: every FIR of H1 and its sections, then every FIR of H2
 	Claim    Claim
 	File     string // base name of the model file
 	SHA256   string // of the file's bytes, lower-case hex
@@ -90,13 +94,16 @@ func Load(path string, allowUncertified bool) (*Source, error) {
 		switch *head.Format {
 		case model.Format:
 		case classes.Format:
-			if head.Class != loopclass.Class.Name() {
-				return nil, fmt.Errorf("%w: %s is a %q file of class %q; export reads %q model files (the NFIR operator) and %q files of class loop: this class has no exported form",
-					ErrUnsupported, path, classes.Format, head.Class, model.Format, classes.Format)
+			switch head.Class {
+			case loopclass.Class.Name():
+				return loadLoop(path, b, allowUncertified, src)
+			case baseline.REN.Name():
+				return loadREN(path, b, allowUncertified, src)
 			}
-			return loadLoop(path, b, allowUncertified, src)
+			return nil, fmt.Errorf("%w: %s is a %q file of class %q; export reads %q model files (the NFIR operator) and %q files of class loop or ren: this class has no exported form",
+				ErrUnsupported, path, classes.Format, head.Class, model.Format, classes.Format)
 		default:
-			return nil, fmt.Errorf("%w: %s is a %q file; export reads %q model files (the NFIR operator) and %q files of class loop", ErrUnsupported, path, *head.Format, model.Format, classes.Format)
+			return nil, fmt.Errorf("%w: %s is a %q file; export reads %q model files (the NFIR operator) and %q files of class loop or ren", ErrUnsupported, path, *head.Format, model.Format, classes.Format)
 		}
 	}
 	src.Model, src.Meta, err = model.Decode(bytes.NewReader(b))

@@ -140,6 +140,9 @@ func StateSpace(s *Source, name string) ([]File, error) {
 	if s.Loop != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupported, errLoopSS)
 	}
+	if s.REN != nil {
+		return nil, fmt.Errorf("%w: a passive REN is not linear (its equilibrium layer is tanh), so it has no state-space realization: export it with --format c or fmu", ErrUnsupported)
+	}
 	m := s.Model
 	if m.Branches > 0 {
 		return nil, fmt.Errorf("%w: a state-space realization exists for a plain linear FIR (trained with --branches 0); this model has %d lifted branches, whose gains depend on the signals: export it with --format c or fmu, or read it with python/gputrain_model.py", ErrUnsupported, m.Branches)

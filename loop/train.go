@@ -656,3 +656,11 @@ func rms(x [][]float64) float64 {
 	}
 	return math.Sqrt(s / float64(n))
 }
+
+// FitOf is the validation Fit by which Train and Choose score loops, for
+// any simulator: the median closed-loop Fit over the records of d, the
+// first skip samples of each simulated but not scored. The structure
+// search scores the other families it compares with loops by it.
+func FitOf(d *data.Dataset, skip int, sim func(u []float64) []float64) (float64, error) {
+	return fitRecords(d, skip, func(r int) []float64 { return sim(d.Batches[r].U) })
+}

@@ -1,5 +1,5 @@
 """Read gputrain model files (format "gputrain-nfir", versions 1 and 2, and loops: format
-"gputrain-model", class "loop") and run them, with NumPy only.
+"gputrain-model", class "loop" or "ren") and run them, with NumPy only.
 
 This module is the executable form of docs/MODEL_FORMAT.md: it reads a model
 file as that document specifies, re-checks the passivity claim from the taps,
@@ -14,6 +14,9 @@ to about 1e-15 relative (the Go tests check 1e-12).
 
     lp = gm.load("loop.json")          # a LoopModel: y = H1(u - H2(y)), every FIR certified
     y = lp.simulate(u)                 # lp.certificate: [(name, bound, omega), ...]
+
+    rn = gm.load("ren.json")           # a RENModel (class ren): rn.certificate: [("H", min eig H, nan)]
+    y = rn.simulate(u)
 
     ss = gm.load_ss("plant_ss.npz")    # a linear FIR's realization (gputrain export --format python-ss)
     # ss["A"], ss["B"], ss["C"], ss["D"], ss["Ts"]; e.g. control.ss(A, B, C, D, Ts)
@@ -491,18 +494,111 @@ class LoopMeanModel:
         return "LoopMeanModel(%s, passive=%r)" % (", ".join(repr(m) for m in self.members), self.passive)
 
 
+class RENModel:
+    """A passive recurrent equilibrium network read from a gputrain-model file of class "ren"
+    (docs/MODEL_FORMAT.md, baselines.PassiveREN): the explicit model is built from the direct
+    parameters theta as Go builds it, and its passivity re-checked: the matrix H of the
+    dissipation LMI must be positive definite (certificate: its smallest eigenvalue)."""
+
+    def __init__(self, f, allow_uncertified=False):
+        self.ts = _loop_envelope(f)
+        p = f.get("params")
+        keys = {"states", "neurons", "nu", "eps", "u_scale", "y_scale", "theta"}
+        if not isinstance(p, dict) or set(p) != keys:
+            raise ValueError("params: a REN is an object with exactly the keys %s" % sorted(keys))
+        nx, nv = _int(p["states"], "params.states"), _int(p["neurons"], "params.neurons")
+        if nx < 1 or nv < 1:
+            raise ValueError("params: states %d and neurons %d must be >= 1" % (nx, nv))
+        nu, eps = float(p["nu"]), float(p["eps"])
+        su, sy = float(p["u_scale"]), float(p["y_scale"])
+        if not (math.isfinite(nu) and nu >= 0 and math.isfinite(eps) and eps > 0):
+            raise ValueError("params: nu %r must be finite >= 0 and eps %r finite > 0" % (nu, eps))
+        if not (math.isfinite(su) and su > 0 and math.isfinite(sy) and sy > 0):
+            raise ValueError("params: u_scale %r and y_scale %r must be finite > 0" % (su, sy))
+        n = 2 * nx + nv
+        th = _array(p["theta"], n * n + nx * nx + 1 + 2 * nx + 2 * nv, "params.theta")
+        o = 0
+        X = th[o:o + n * n].reshape(n, n); o += n * n
+        Y1 = th[o:o + nx * nx].reshape(nx, nx); o += nx * nx
+        x3 = th[o]; o += 1
+        b2 = th[o:o + nx]; o += nx
+        d12 = th[o:o + nv]; o += nv
+        c2 = th[o:o + nx]; o += nx
+        d21 = th[o:o + nv]
+        M = x3 * x3 + eps
+        g = np.concatenate([c2, d21 - d12, b2])
+        H = X.T @ X + np.outer(g, g) / (2 * M) + eps * np.eye(n)
+        self.min_eig_h = float(np.linalg.eigvalsh((H + H.T) / 2).min())
+        E = (H[:nx, :nx] + H[nx + nv:, nx + nv:] + Y1 - Y1.T) / 2
+        self.A = np.linalg.solve(E, H[nx + nv:, :nx])
+        self.B1 = np.linalg.solve(E, H[nx + nv:, nx:nx + nv])
+        self.B2 = np.linalg.solve(E, b2)
+        lam_inv = 2 / np.diag(H[nx:nx + nv, nx:nx + nv])
+        self.C1 = -lam_inv[:, None] * H[nx:nx + nv, :nx]
+        self.D11 = -lam_inv[:, None] * np.tril(H[nx:nx + nv, nx:nx + nv], -1)
+        self.D12 = lam_inv * d12
+        self.C2, self.D21, self.D22 = c2.copy(), d21.copy(), nu + M
+        self.states, self.neurons, self.nu, self.eps, self.u_scale, self.y_scale = nx, nv, nu, eps, su, sy
+        self.mode = "ren-direct"
+        self.certificate = [("H", self.min_eig_h, float("nan"))]
+        self.passive = self.min_eig_h > 0
+        if not self.passive and not allow_uncertified:
+            raise NotPassiveError("the REN's H has smallest eigenvalue %.3g <= 0" % self.min_eig_h)
+
+    def simulate(self, u):
+        """Output for one record from rest (x = 0), in the order of Go's PassiveREN.Simulate."""
+        nx, nv = self.states, self.neurons
+        x = np.zeros(nx)
+        w = np.zeros(nv)
+        y = np.empty(len(u))
+        for t, ut in enumerate(u):
+            us = float(ut) / self.u_scale
+            for i in range(nv):
+                a = 0.0
+                for j in range(nx):
+                    a += self.C1[i, j] * x[j]
+                b = 0.0
+                for j in range(i):
+                    b += self.D11[i, j] * w[j]
+                w[i] = math.tanh(self.D12[i] * us + a + b)
+            a = 0.0
+            for j in range(nx):
+                a += self.C2[j] * x[j]
+            b = 0.0
+            for j in range(nv):
+                b += self.D21[j] * w[j]
+            y[t] = (self.D22 * us + a + b) * self.y_scale
+            xn = np.empty(nx)
+            for i in range(nx):
+                a = 0.0
+                for j in range(nx):
+                    a += self.A[i, j] * x[j]
+                b = 0.0
+                for j in range(nv):
+                    b += self.B1[i, j] * w[j]
+                xn[i] = self.B2[i] * us + a + b
+            x = xn
+        return y
+
+    def __repr__(self):
+        return "RENModel(states=%d, neurons=%d, nu=%g, passive=%r)" % (self.states, self.neurons, self.nu, self.passive)
+
+
 def load(path, allow_uncertified=False):
     """Read and validate a model file; refuse a passivity claim the taps fail (NotPassiveError)
     unless allow_uncertified. A gputrain-nfir file gives a Model, a gputrain-model file of
-    class "loop" a LoopModel (a LoopMeanModel when its params hold "members"); other classes are refused."""
+    class "loop" a LoopModel (a LoopMeanModel when its params hold "members"), one of class "ren"
+    a RENModel; other classes are refused."""
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
     f = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
     if isinstance(f, dict) and f.get("format") == ENVELOPE_FORMAT:
+        if f.get("class") == "ren":
+            return RENModel(f, allow_uncertified=allow_uncertified)
         if f.get("class") != "loop":
-            raise ValueError("a %s file of class %r: this reader reads NFIR files (%s) and loops (class loop)"
+            raise ValueError("a %s file of class %r: this reader reads NFIR files (%s), loops (class loop) and passive RENs (class ren)"
                              % (ENVELOPE_FORMAT, f.get("class"), FORMAT))
         p = f.get("params")
         if isinstance(p, dict) and "members" in p:

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
@@ -57,6 +58,12 @@ type Options struct {
 	// error) with this configuration, its structure sized by the linear
 	// FIR's length (loop.Sized), when the user fixed no structure field.
 	Loop *loop.Config
+	// REN, when set, adds the passive REN (baselines.TrainREN with this
+	// configuration; its Seed, Workers and ValSkip are the search's),
+	// trained from RENSeeds seeds before the loop family, when the user
+	// fixed no structure field: a model with a state of its own, passive
+	// by parameterization, where the loops' memory is their FIRs'.
+	REN *baselines.RENConfig
 	// AutoSkip, when set and the base configuration has no skip, makes the
 	// loop family train its runs a second time with loop.AutoSkip's
 	// training skip (loop.Runs), that pass joining the choice when it
@@ -121,6 +128,7 @@ type Row struct {
 	Name      string          `json:"name"`
 	Structure model.Structure `json:"structure"`
 	Loop      *loop.Structure `json:"loop,omitempty"` // a loop candidate's structure (Structure is then zero)
+	REN       *RENStructure   `json:"ren,omitempty"`  // a passive REN candidate's size and seed (Structure is then zero)
 	// Members are the structures of the loops a mean row averages
 	// (loop.Mean; Structure and Loop are then zero).
 	Members []loop.Structure `json:"members,omitempty"`
@@ -181,6 +189,13 @@ type Result struct {
 	LoopModel  loop.Mean
 	LoopFit    float64
 	LoopChosen bool
+	// REN is the best passive REN on validation (nil without Options.REN),
+	// RENFit its validation Fit, and RENChosen whether it won: then REN is
+	// the model to keep, and Result is the best NFIR or FIR, the
+	// runner-up. At most one of LoopChosen and RENChosen is set.
+	REN       *baselines.PassiveREN
+	RENFit    float64
+	RENChosen bool
 	// Margin is the chosen nonlinear model's validation gain over the
 	// passive FIR, or, where the FIR was kept, the gain of the model that
 	// did not clear it (margin.go); zero when no nonlinear model beat the
@@ -193,11 +208,15 @@ type Result struct {
 
 	linear     *model.NFIR       // the linear baseline, which the loop starts from
 	loopRow    int               // the row of Loop
+	renRow     int               // the row of REN
 	loopPasses [2][]*loop.Result // the trained loops LoopModel was chosen from
 }
 
 // ValFit is the chosen model's validation Fit.
 func (r *Result) ValFit() float64 {
+	if r.RENChosen {
+		return r.RENFit
+	}
 	if r.LoopChosen {
 		return r.LoopFit
 	}
@@ -220,6 +239,9 @@ type Plan struct {
 	// LoopSkip is the training skip of the loops' second pass (loop.Runs),
 	// 0 when there is none.
 	LoopSkip int
+	// RENs is the number of passive RENs that train (0: none), each up to
+	// RENSamples simulated samples.
+	RENs, RENSamples int
 	// TimeLimit is Options.TimeLimit.
 	TimeLimit time.Duration
 }
@@ -227,6 +249,9 @@ type Plan struct {
 func (p Plan) String() string {
 	s := fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
+	if p.RENs > 0 {
+		s += fmt.Sprintf("; then %d passive RENs, each up to %.3g samples simulated through time", p.RENs, float64(p.RENSamples))
+	}
 	if p.Loop {
 		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
 		if p.LoopSkip > 0 {
@@ -235,12 +260,14 @@ func (p Plan) String() string {
 	}
 	if p.TimeLimit > 0 {
 		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
-		s += "the halving ends when half of it is spent, and "
-		if p.Loop {
-			s += "the loops share what is left, their schedules shortened to fit)"
-		} else {
-			s = strings.TrimSuffix(s, ", and ") + ")"
+		s += "the halving ends when half of it is spent"
+		if p.RENs > 0 {
+			s += ", the RENs take at most a third of what is left"
 		}
+		if p.Loop {
+			s += ", and the loops share the rest, their schedules shortened to fit"
+		}
+		s += ")"
 	}
 	return s
 }
@@ -296,7 +323,7 @@ type candidate struct {
 }
 
 func (s *searcher) run(ctx context.Context) (*Result, error) {
-	res := &Result{LinearFit: math.NaN(), TimeLimit: s.opt.TimeLimit}
+	res := &Result{LinearFit: math.NaN(), RENFit: math.NaN(), TimeLimit: s.opt.TimeLimit}
 	// 1. The memory: the best passive linear FIR over a doubling grid.
 	fir, firCfg, err := s.linear(ctx, res)
 	if err != nil && fir == nil {
@@ -313,8 +340,11 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	// 2. The candidates.
 	cands := s.candidates(res.LinearTaps)
 	if len(cands) == 0 {
-		lerr := s.loop(ctx, res)
-		if res.Loop == nil {
+		lerr := s.ren(ctx, res)
+		if lerr == nil {
+			lerr = s.loop(ctx, res)
+		}
+		if res.Loop == nil && res.REN == nil {
 			r, _ := keep()
 			return r, lerr
 		}
@@ -362,6 +392,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 			n := max(1, len(alive)/eta)
 			alive = alive[:n]
 		}
+	}
+	if err := s.ren(ctx, res); err != nil {
+		return s.finish(res, fir, firCfg, cands, err)
 	}
 	if err := s.loop(ctx, res); err != nil {
 		return s.finish(res, fir, firCfg, cands, err)
@@ -498,7 +531,7 @@ func better(a, b *Row) bool {
 func firRow(rows []Row) int {
 	best := -1
 	for i, r := range rows {
-		if r.Structure.Branches == 0 && r.Loop == nil && r.Members == nil && !math.IsNaN(r.ValFit) && (best < 0 || r.ValFit > rows[best].ValFit) {
+		if r.Structure.Branches == 0 && r.Loop == nil && r.REN == nil && r.Members == nil && !math.IsNaN(r.ValFit) && (best < 0 || r.ValFit > rows[best].ValFit) {
 			best = i
 		}
 	}
@@ -532,21 +565,35 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 		res.LoopChosen = true
 		res.Rows[res.loopRow].Chosen = true
 		res.Chosen = res.Rows[res.loopRow].Name
+		top = res.LoopFit
 	}
+	kept := res.Margin // the loop's, when it was chosen
+	if res.REN != nil && res.RENFit > top && s.renClear(res) {
+		if res.LoopChosen {
+			res.LoopChosen = false
+			res.Rows[res.loopRow].Chosen = false
+		}
+		res.RENChosen = true
+		res.Rows[res.renRow].Chosen = true
+		res.Chosen = res.Rows[res.renRow].Name
+	} else if res.LoopChosen {
+		res.Margin = kept
+	}
+	other := res.LoopChosen || res.RENChosen
 	if best == nil || !(best.row.ValFit > res.LinearFit) ||
-		(!res.LoopChosen && !s.clearOfLinear(res, best.name, s.nfirMargin(res, best.res.Model))) {
+		(!other && !s.clearOfLinear(res, best.name, s.nfirMargin(res, best.res.Model))) {
 		// Never worse than linear: the passive FIR is itself a candidate,
 		// and a nonlinear one must beat it by more than validation blurs
 		// (margin.go).
 		i := firRow(res.Rows)
 		res.Result, res.Config = fir, firCfg
-		if !res.LoopChosen {
+		if !other {
 			res.Rows[i].Chosen = true
 			res.Chosen = res.Rows[i].Name
 		}
 	} else {
 		res.Result, res.Config = best.res, best.cfg
-		if !res.LoopChosen {
+		if !other {
 			res.Chosen = best.name
 			for i := range res.Rows {
 				if res.Rows[i].Name == best.name {
@@ -780,6 +827,9 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
 		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(res.LinearTaps, 0, s.loopSkip(res))), s.opt.Loop.Epochs
 		p.LoopSkip = s.loopSkip(res)
+	}
+	if s.opt.REN != nil && s.fixed == (Fixed{}) {
+		p.RENs, p.RENSamples = RENSeeds, s.opt.REN.MaxSamples
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

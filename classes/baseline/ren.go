@@ -20,7 +20,7 @@ func (renClass) About() string {
 }
 
 func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
-	def := baselines.DefaultRENConfig()
+	def := baselines.SimulationRENConfig()
 	fs.IntVar(&c.States, "ren-states", def.States, "--model ren: dimension of the REN's state")
 	fs.IntVar(&c.Neurons, "ren-neurons", def.Neurons, "--model ren: width of its equilibrium layer")
 	// 0, not the default, so that --class-budget quick sets it as in compare
@@ -28,16 +28,16 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	return func() classes.Class { return c }
 }
 
-// renQuickEpochs are the epochs of a Quick budget.
-const renQuickEpochs = 150
+// renQuickEpochs and renQuickSamples bound a Quick budget.
+const renQuickEpochs, renQuickSamples = 1500, 6_000_000
 
 func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
 	if err := cancelled(ctx); err != nil {
 		return nil, err
 	}
-	cfg := baselines.DefaultRENConfig()
+	cfg := baselines.SimulationRENConfig()
 	if opt.Budget == classes.Quick {
-		cfg.Epochs, cfg.Patience = renQuickEpochs, 20 // 40 epochs stopped at 58% on 60 MSD records, where the full 300 reach 93%
+		cfg.Epochs, cfg.Patience, cfg.MaxSamples = renQuickEpochs, 300, renQuickSamples
 	}
 	cfg.Seed, cfg.Workers, cfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	if c.States != 0 {
@@ -63,7 +63,14 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 
 type renModel struct{ *baselines.PassiveREN }
 
+// NewREN wraps a trained passive REN as a model of class ren: what train's
+// structure search returns when a REN wins (search.Result.RENChosen).
+func NewREN(m *baselines.PassiveREN) classes.Model { return &renModel{m} }
+
 func (*renModel) Class() string { return "ren" }
+
+// Unwrap returns the trained REN (package export reads its matrices).
+func (m *renModel) Unwrap() *baselines.PassiveREN { return m.PassiveREN }
 
 func (m *renModel) Certify() (classes.Certificate, error) {
 	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g, zero biases)", m.Nu)}, nil

@@ -9,7 +9,9 @@ import (
 	"io"
 	"math"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
@@ -190,9 +192,11 @@ func (c nfirClass) DecodeParams(json.RawMessage) (classes.Model, error) {
 }
 
 // FitNFIR is the fit of class nfir, what train does with no structure
-// flag: the structure search of package search over NFIRs and the passive
-// feedback loop of package loop, the passive linear FIR competing, so nfir
-// is never below fir on validation. A Quick budget searches one NFIR
+// flag: the structure search of package search over NFIRs, passive RENs
+// (baselines.SimulationRENConfig, at either budget: they cost seconds on
+// the few thousand samples of a quick look) and the passive feedback loop
+// of package loop, the passive linear FIR competing, so nfir is never
+// below fir on validation. A Quick budget searches one NFIR
 // candidate and a shorter loop schedule.
 var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {
 	cfg := Config(opt)
@@ -200,7 +204,8 @@ var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOp
 	lc := loop.DefaultConfig()
 	lc.Workers = opt.Workers
 	// train's default time limit too: compare's nfir is what train does
-	sopt := search.Options{Budget: search.DefaultBudget, Workers: opt.Workers, AutoDecay: true, AutoSkip: true, Loop: &lc, TimeLimit: search.DefaultTimeLimit}
+	rc := baselines.SimulationRENConfig()
+	sopt := search.Options{Budget: search.DefaultBudget, Workers: opt.Workers, AutoDecay: true, AutoSkip: true, Loop: &lc, REN: &rc, TimeLimit: search.DefaultTimeLimit}
 	if opt.Budget == classes.Quick {
 		cfg.Epochs, cfg.Patience = 60, 20
 		sopt.Budget = 1
@@ -213,6 +218,9 @@ var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOp
 	if res == nil {
 		return nil, err
 	}
+	if res.RENChosen {
+		return baseline.NewREN(res.REN), err
+	}
 	if res.LoopChosen {
 		return &loopclass.Model{Mean: res.LoopModel}, err
 	}
@@ -223,7 +231,7 @@ type selectedClass struct{}
 
 func (selectedClass) Name() string { return "nfir" }
 func (selectedClass) About() string {
-	return "gputrain's choice, as train with no structure flag: NFIR structures and the passive loop searched on validation data (the passive FIR competes)"
+	return "gputrain's choice, as train with no structure flag: NFIR structures, passive RENs and the passive loop searched on validation data (the passive FIR competes)"
 }
 
 func (selectedClass) Fit(ctx context.Context, tr, val *data.Dataset, opt classes.FitOptions) (classes.Model, error) {

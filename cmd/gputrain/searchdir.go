@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/passivenfir/gputrain/baselines"
 	"runtime"
 	"strings"
 	"time"
@@ -27,6 +28,10 @@ var searchDirPoll = 2 * time.Second
 // search (a test shortens it; the loop trials under --search-dir pass its
 // epochs as --loop-epochs and refuse other changes).
 var searchLoopConfig = loop.DefaultConfig
+
+// searchRENConfig is the passive RENs' configuration in a structure search
+// (a test shortens it).
+var searchRENConfig = baselines.SimulationRENConfig
 
 type searchDirFlags struct {
 	dir  string

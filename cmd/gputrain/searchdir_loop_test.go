@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/passivenfir/gputrain/baselines"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,7 +20,8 @@ func searchLoopArgs(train, val, out string, extra ...string) []string {
 		"--budget", "2", "--iters", "1", "--epochs", "1", "--workers", "2", "--quiet", "--json"}, extra...)
 }
 
-// shortLoops makes the search's loops train a few epochs, until the test ends.
+// shortLoops makes the search's loops train a few epochs, and its RENs ten
+// times as many, until the test ends.
 func shortLoops(t *testing.T, epochs int) {
 	t.Helper()
 	old := searchLoopConfig
@@ -28,7 +30,13 @@ func shortLoops(t *testing.T, epochs int) {
 		c.Epochs = epochs
 		return c
 	}
-	t.Cleanup(func() { searchLoopConfig = old })
+	oldREN := searchRENConfig
+	searchRENConfig = func() baselines.RENConfig {
+		c := oldREN()
+		c.Epochs, c.Patience = 10*epochs, 5*epochs
+		return c
+	}
+	t.Cleanup(func() { searchLoopConfig, searchRENConfig = old, oldREN })
 }
 
 // TestSearchDirLoops: a default search through --search-dir trains its

@@ -202,7 +202,7 @@ func runTrain(e *env, args []string) error {
 	warmPath := fs.String("warm-start", "", warmStartAbout)
 	sdir := addSearchDirFlags(fs)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
-	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), and the loop family trains in what is left, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
+	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), the passive RENs take at most a third of what is left, and the loop family trains in the rest, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
@@ -214,8 +214,9 @@ func runTrain(e *env, args []string) error {
 θ_G step (passive FIR least squares) and Adam on the lifting network θ_N, then an optional
 closed-loop backpropagation-through-time step. With no structure flag (--search auto) the structure
 is chosen on the validation data: the passive linear FIR's length, NFIR structures around it by
-successive halving (--budget), and the passive feedback loop of two NFIRs; the best closed-loop
-validation Fit wins, never below the passive FIR's. Ctrl-C stops and saves the best model so far (exit 1).
+successive halving (--budget), passive RENs (a state of their own, trained on the simulation error)
+and the passive feedback loop of two NFIRs; the best closed-loop validation Fit wins, never below
+the passive FIR's. Ctrl-C stops and saves the best model so far (exit 1).
 An existing --out is refused before any work unless --force, which keeps the old file as NAME.bak.`,
 		example: `gputrain gen msd --batches 50 --seed 1 --out train.csv
 gputrain train --data train.csv --branches 4 --taps 30 --iters 2 --epochs 50 --out model.json
@@ -437,6 +438,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		lc := searchLoopConfig()
 		lc.Workers = cfg.Workers
 		sopt.Loop = &lc
+		rc := searchRENConfig()
+		sopt.REN = &rc
 		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
 	}
 	if err := sdir.use(job.search, cfg, trainSet, valSet, prog); err != nil {
@@ -472,7 +475,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			r["structure_search"] = searchSummary(job.search.res)
 		}
 		if oc.loop != "" {
-			r["class"] = "loop"
+			r["class"] = oc.class
 			r["certificate"] = map[string]any{"passive": true, "reason": oc.loop}
 		}
 		if err := writeJSON(e.stdout, r); err != nil {
@@ -486,6 +489,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		cert := certText(oc.res.Cert)
 		if oc.loop != "" {
 			cert = "passive loop of two NFIRs, " + oc.loop
+			if oc.class == "ren" {
+				cert = "passive REN, " + oc.loop
+			}
 		}
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",
 			oc.seconds, valFitText(oc.res.BestValFit), cert, dest.where())

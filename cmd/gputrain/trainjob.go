@@ -36,7 +36,8 @@ type trainJob struct {
 type trainOutcome struct {
 	res         *trainer.Result
 	cfg         trainer.Config // what was trained: the chosen structure after a search
-	loop        string         // the certificate of a loop the search chose ("" otherwise)
+	loop        string         // the certificate of a loop or REN the search chose ("" otherwise)
+	class       string         // its class, loop or ren
 	seconds     float64
 	saved       bool
 	interrupted bool
@@ -71,7 +72,7 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, failf("training failed: %v", err)
 	}
 	out.interrupted = err != nil || e.ctx.Err() != nil
-	if sj := job.search; sj != nil && sj.res != nil && sj.res.LoopChosen {
+	if sj := job.search; sj != nil && sj.res != nil && (sj.res.LoopChosen || sj.res.RENChosen) {
 		return saveLoop(&job, sj.res, out)
 	}
 	if res == nil || res.Model == nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
@@ -50,7 +51,13 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	extra := maps.Clone(sj.extra)
 	extra[searchKey] = searchSummary(sr)
 	job.settings = settings(chosen, extra)
-	if sr.LoopChosen {
+	if sr.RENChosen {
+		// The REN's settings as train --model ren takes them.
+		delete(extra, "decay")
+		extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
+		extra["seed"], extra["workers"], extra["val-skip"] = sr.Rows[renRowOf(sr)].REN.Seed, chosen.Workers, chosen.ValSkip
+		job.settings, _ = json.Marshal(extra)
+	} else if sr.LoopChosen {
 		// The loop's settings as train --model loop takes them, so that the
 		// training object stays a --config that trains the same loop.
 		delete(extra, "decay")
@@ -61,20 +68,36 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	return sr.Result, chosen, err
 }
 
-// saveLoop writes the loop the search chose: a gputrain-model file of
-// class loop (docs/MODEL_FORMAT.md), whose training object records the
-// search as an NFIR's does. out.res then carries the loop's validation Fit
-// and certificate verdict; out.loop the certificate's words.
+// renRowOf is the row of the chosen REN.
+func renRowOf(sr *search.Result) int {
+	for i, r := range sr.Rows {
+		if r.REN != nil && r.Chosen {
+			return i
+		}
+	}
+	return 0
+}
+
+// saveLoop writes the loop or the passive REN the search chose: a
+// gputrain-model file of class loop or ren (docs/MODEL_FORMAT.md), whose
+// training object records the search as an NFIR's does. out.res then
+// carries the model's validation Fit and certificate verdict; out.loop the
+// certificate's words.
 func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
-	m := &loopclass.Model{Mean: sr.LoopModel}
+	var m classes.Model = &loopclass.Model{Mean: sr.LoopModel}
+	fit, what := sr.LoopFit, "loop"
+	if sr.RENChosen {
+		m, fit, what = baseline.NewREN(sr.REN), sr.RENFit, "REN"
+	}
 	cert, err := m.Certify()
 	if err != nil {
-		return out, failf("certifying the loop: %v; nothing written", err)
+		return out, failf("certifying the %s: %v; nothing written", what, err)
 	}
 	if !cert.Passive {
-		// Taps are passive for every factor value (loop.Taps); reaching
-		// this line is a bug, and a non-passive model must not leave.
-		return out, failf("internal error: the loop fails its certificate (%s); nothing written", cert.Reason)
+		// Loops and RENs are passive for every parameter value (loop.Taps,
+		// the REN's direct parameterization); reaching this line is a
+		// bug, and a non-passive model must not leave.
+		return out, failf("internal error: the %s fails its certificate (%s); nothing written", what, cert.Reason)
 	}
 	var ts float64
 	if job.train != nil {
@@ -87,10 +110,10 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 	if err := job.dest.write(func(p string) error { return classes.Save(p, m, meta) }); err != nil {
 		return out, failf("%v; nothing written", err)
 	}
-	out.saved, out.loop = true, cert.Reason
-	out.res = &trainer.Result{BestValFit: sr.LoopFit, Cert: model.Certificate{Passive: true}}
+	out.saved, out.loop, out.class = true, cert.Reason, m.Class()
+	out.res = &trainer.Result{BestValFit: fit, Cert: model.Certificate{Passive: true}}
 	if out.interrupted {
-		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(sr.LoopFit), job.dest.where())
+		return out, failf("interrupted: saved the best model so far%s to %s", valFitText(fit), job.dest.where())
 	}
 	if job.plotDir != "" {
 		// The loop's output is its figure (fit.*), as for train --model

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/passivenfir/gputrain/baselines"
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/search"
+)
+
+// TestSaveREN: a passive REN that the structure search chose is written as
+// a gputrain-model file of class ren that reads back to the same operator,
+// with its certificate and its output figure, and the outcome names the
+// class for --json.
+func TestSaveREN(t *testing.T) {
+	dir := t.TempDir()
+	d, err := data.ReadFile(namedData(t, dir, 6), data.ReadOptions{UCol: "force", YCol: "position"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, val := data.HoldOut(d, 1)
+	cfg := baselines.SimulationRENConfig()
+	cfg.States, cfg.Neurons, cfg.Epochs = 2, 3, 2
+	m, err := baselines.TrainREN(train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots := filepath.Join(dir, "plots")
+	if err := makePlotDir(plots); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ren.json")
+	job := trainJob{out: out, plotDir: plots, train: train, val: val}
+	sr := &search.Result{REN: m, RENFit: 42.5, RENChosen: true,
+		Rows: []search.Row{{Name: "ren 2 states × 3 neurons, seed 1", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 1}, ValFit: 42.5, Chosen: true}}}
+	oc, err := saveLoop(&job, sr, trainOutcome{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.saved || oc.class != "ren" || oc.res.BestValFit != 42.5 || !oc.res.Cert.Passive {
+		t.Errorf("outcome %+v", oc)
+	}
+	back, _, err := classes.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := back.Certify()
+	if err != nil || !cert.Passive || back.Class() != "ren" {
+		t.Fatalf("read back: class %s, certificate %+v, %v", back.Class(), cert, err)
+	}
+	u := train.Batches[0].U
+	if got, want := back.Simulate(u), m.Simulate(u); !slices.Equal(got, want) {
+		t.Errorf("the file's REN simulates differently: %v… against %v…", got[:3], want[:3])
+	}
+	texts := svgTexts(t, filepath.Join(plots, "fit.svg"))
+	b := val.Batches[0]
+	fit, err := model.Fit(b.Y, m.Simulate(b.U), 0)
+	if want := fmt.Sprintf("(ren, free run): Fit %.2f%%", fit); err != nil || math.IsNaN(fit) || !hasText(texts, want) {
+		t.Errorf("fit.svg: want %q among %q (%v)", want, texts, err)
+	}
+}

@@ -1,0 +1,145 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/passivenfir/gputrain/baselines"
+	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/baseline"
+	"github.com/passivenfir/gputrain/model"
+)
+
+// RENMode is the passivity mode an exported passive REN carries: it is
+// passive by its direct parameterization (Revay, Wang & Manchester 2024):
+// H = XᵀX + εI + g gᵀ/(2M) ≻ 0 for every parameter value, which is the
+// dissipation LMI of the passive class; the smallest eigenvalue of H,
+// recomputed at export, is its certificate.
+const RENMode = "ren-direct"
+
+// loadREN reads a gputrain-model file of class ren, whose bytes are b, into
+// src, and recomputes its certificate: the explicit model must exist (E
+// nonsingular) and H must be positive definite.
+func loadREN(path string, b []byte, allowUncertified bool, src *Source) (*Source, error) {
+	class, params, meta, err := classes.DecodeEnvelope(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if class != baseline.REN.Name() { // Load checked it; the envelope decoder agrees
+		return nil, fmt.Errorf("%w: %s: class %q is not a passive REN", ErrUnsupported, path, class)
+	}
+	cm, err := baseline.REN.DecodeParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: params.%w", path, err)
+	}
+	if err := classes.CheckVersion(cm, meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ren, ok := cm.(interface{ Unwrap() *baselines.PassiveREN })
+	if !ok {
+		return nil, fmt.Errorf("%w: %s: class ren decodes to %T", ErrUnsupported, path, cm)
+	}
+	src.REN = ren.Unwrap()
+	src.Meta = model.Meta{Ts: meta.Ts, Mode: RENMode, Training: meta.Training}
+	if src.RENMat, err = src.REN.Matrices(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	passive := src.RENMat.MinEigH > 0 && src.REN.Nu >= 0 && src.REN.Eps > 0 && src.REN.UScale > 0 && src.REN.YScale > 0
+	switch {
+	case !passive && !allowUncertified:
+		return nil, fmt.Errorf("%s: %w: H has smallest eigenvalue %.3g (export it anyway, marked NOT PASSIVE, with --allow-uncertified)", path, model.ErrNotPassive, src.RENMat.MinEigH)
+	case !passive:
+		src.Claim = Uncertified
+	}
+	return src, nil
+}
+
+// renSummary is summary for a passive REN.
+func (s *Source) renSummary(name string) []string {
+	m, e := s.REN, s.RENMat
+	var l []string
+	if mk := s.Marker(); mk != "" {
+		l = append(l, "*** "+mk+" ***", "")
+	}
+	l = append(l,
+		fmt.Sprintf("%s: a %s, exported by gputrain %s. Do not edit: re-export.", name, s.kind(), toolVersion()),
+		"",
+		"model file    : "+s.File,
+		"model SHA-256 : "+s.SHA256,
+		fmt.Sprintf("structure     : %d states, %d neurons (tanh, an equilibrium layer solved neuron by neuron: D11 is strictly lower);", m.States, m.Neurons),
+		"                v = C1 x + D11 w + D12 u', w = tanh(v), y' = C2 x + D21 w + D22 u', x(t+1) = A x + B1 w + B2 u',",
+		fmt.Sprintf("                u' = u / u_scale, y = y_scale y'; u_scale %v, y_scale %v; x(0) = 0", m.UScale, m.YScale),
+	)
+	if s.Meta.Ts > 0 {
+		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
+	} else {
+		l = append(l, "sampling time : unknown (not in the model file)")
+	}
+	switch s.Claim {
+	case Certified:
+		l = append(l, fmt.Sprintf("passivity     : mode %s (direct parameterization of the passive REN class, nu = %g, eps = %g);", RENMode, m.Nu, m.Eps),
+			"                CERTIFIED PASSIVE: the matrix H of the dissipation LMI is positive definite, so the operator is",
+			"                incrementally passive, <du, dy> >= nu |du|^2, and from rest (no biases) passive, <u, y> >= nu |u|^2")
+	default:
+		l = append(l, fmt.Sprintf("passivity     : mode %s; NOT PASSIVE (see above)", s.Meta.Mode))
+	}
+	l = append(l, fmt.Sprintf("certificate   : smallest eigenvalue of H = %.17g (> 0), recomputed from the parameters at export", e.MinEigH))
+	return l
+}
+
+// renC is C for a passive REN: the computation of PassiveREN.Simulate,
+// sums in the same order, constants written exactly.
+func renC(s *Source, name string) ([]File, error) {
+	m, e := s.REN, s.RENMat
+	P, U := name, strings.ToUpper(name)
+	nx, nv := e.States, e.Neurons
+	lines := s.summary(name)
+	lines = append(lines, "",
+		"Use: "+P+"_state s; "+P+"_init(&s); then y = "+P+"_step(&s, u) once per sample, in order.",
+		P+"_step returns y(t) for u(t): the model has direct feedthrough (D22 > 0).",
+		P+"_reset returns to rest (x = 0; the next sample is t = 0).",
+		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
+		"No allocation, no global state: one "+P+"_state per running instance.")
+
+	var h bytes.Buffer
+	cComment(&h, lines)
+	guard := U + "_H_INCLUDED"
+	fmt.Fprintf(&h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	def := cDefiner(&h, U)
+	def("STATES", nx, "n_x, the REN's state")
+	def("NEURONS", nv, "n_v, its equilibrium layer")
+	def("U_SCALE", hexf(m.UScale), "u' = u / U_SCALE")
+	def("Y_SCALE", hexf(m.YScale), "y = Y_SCALE y'")
+	s.defineCommon(def, U)
+	def("CERT_MIN_EIG_H", hexf(e.MinEigH), fmt.Sprintf("smallest eigenvalue of H, %.6g > 0", e.MinEigH))
+	fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
+	fmt.Fprintf(&h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
+	fmt.Fprintf(&h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
+	fmt.Fprintf(&h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
+	fmt.Fprintf(&h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+
+	var c bytes.Buffer
+	cComment(&c, lines)
+	fmt.Fprintf(&c, "#include \"%s.h\"\n\n#include <math.h>\n\n", name)
+	cArray(&c, true, P+"_A", e.A, fmt.Sprintf("A, %d x %d row-major", nx, nx))
+	cArray(&c, true, P+"_B1", e.B1, fmt.Sprintf("B1, %d x %d row-major", nx, nv))
+	cArray(&c, true, P+"_B2", e.B2, "B2")
+	cArray(&c, true, P+"_C1", e.C1, fmt.Sprintf("C1, %d x %d row-major", nv, nx))
+	cArray(&c, true, P+"_D11", e.D11, fmt.Sprintf("D11, %d x %d row-major, strictly lower triangular", nv, nv))
+	cArray(&c, true, P+"_D12", e.D12, "D12")
+	cArray(&c, true, P+"_C2", e.C2, "C2")
+	cArray(&c, true, P+"_D21", e.D21, "D21")
+	fmt.Fprintf(&c, "static const double %s_D22 = %s;\n\n", P, hexf(e.D22))
+	fmt.Fprintf(&c, "void %s_reset(%s_state *s)\n{\n\tint i;\n\tfor (i = 0; i < %d; i++)\n\t\ts->x[i] = 0.0;\n}\n\n", P, P, nx)
+	fmt.Fprintf(&c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
+	fmt.Fprintf(&c, "double %s_step(%s_state *s, double u)\n{\n\tdouble w[%d], xn[%d];\n\tdouble us = u / %s_U_SCALE, y, a, b;\n\tint i, j;\n\n", P, P, nv, nx, U)
+	c.WriteString("\t/* the equilibrium layer, neuron by neuron */\n")
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * s->x[j];\n", nv, nx, P, nx)
+	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b);\n\t}\n", P, nv, P)
+	fmt.Fprintf(&c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * s->x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * s->x[j];\n", nx, nx, P, nx)
+	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b;\n\t}\n", nv, P, nv, P)
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++)\n\t\ts->x[i] = xn[i];\n\treturn y * %s_Y_SCALE;\n}\n", nx, U)
+	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}

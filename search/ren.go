@@ -1,0 +1,123 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/passivenfir/gputrain/baselines"
+	"github.com/passivenfir/gputrain/loop"
+)
+
+// RENStructure is a passive REN candidate's size and seed: what its row of
+// the search table records.
+type RENStructure struct {
+	States  int    `json:"states"`
+	Neurons int    `json:"neurons"`
+	Seed    uint64 `json:"seed"`
+}
+
+// RENSeeds is the number of passive RENs the search trains (seeds
+// base.Seed, base.Seed+1, …), side by side on the workers. A REN trained on
+// the simulation error lands where its start leads it more than a loop
+// does; two starts, the better kept on validation, cost one REN's time on
+// two cores.
+const RENSeeds = 2
+
+// renShare is the part of the time left after the halving that the RENs
+// may take; the loop family trains in the rest.
+const renShare = 3
+
+// ren trains the passive REN family (Options.REN) when the user fixed no
+// structure: RENSeeds RENs, the best on validation offered as
+// Result.REN with its Fit RENFit, each with a row. Under a time limit they
+// stop at a third of what is left of it, keeping their best epoch.
+func (s *searcher) ren(ctx context.Context, res *Result) error {
+	if s.opt.REN == nil || s.fixed != (Fixed{}) {
+		return nil
+	}
+	rctx := ctx
+	if lim := s.opt.TimeLimit; lim > 0 {
+		left := time.Until(s.start.Add(lim))
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, max(left, lim/renShare)/renShare)
+		defer cancel()
+	}
+	type out struct {
+		m       *baselines.PassiveREN
+		fit     float64
+		err     error
+		seconds float64
+		cut     bool
+	}
+	outs := make([]out, RENSeeds)
+	workers := max(1, min(s.opt.Workers, RENSeeds))
+	per := max(1, s.opt.Workers/RENSeeds) // goroutines within one REN
+	var wg sync.WaitGroup
+	next := make(chan int, RENSeeds)
+	for k := range RENSeeds {
+		next <- k
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				cfg := *s.opt.REN
+				cfg.Seed, cfg.Workers, cfg.ValSkip = s.base.Seed+uint64(k), per, s.base.ValSkip
+				start := time.Now()
+				m, err := baselines.TrainRENContext(rctx, s.train, s.val, cfg)
+				o := out{m: m, err: err, fit: math.NaN(), seconds: time.Since(start).Seconds()}
+				if m != nil {
+					o.cut = err != nil
+					o.err = nil
+					if o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate); err != nil {
+						o.err = err
+					}
+				}
+				outs[k] = o
+			}
+		}()
+	}
+	wg.Wait()
+	for k, o := range outs {
+		cfg := *s.opt.REN
+		st := RENStructure{States: cfg.States, Neurons: cfg.Neurons, Seed: s.base.Seed + uint64(k)}
+		if st.States == 0 || st.Neurons == 0 {
+			def := baselines.DefaultRENConfig()
+			st.States, st.Neurons = def.States, def.Neurons
+		}
+		row := Row{Name: fmt.Sprintf("ren %d states × %d neurons, seed %d", st.States, st.Neurons, st.Seed), REN: &st,
+			ValFit: o.fit, Seconds: o.seconds, Cut: o.cut}
+		if o.m != nil {
+			row.Epochs = o.m.BestEpoch
+		}
+		if o.err != nil && ctx.Err() == nil {
+			row.Error = o.err.Error() // a failed REN is a row, not the end of the search
+		}
+		res.TimeCut = res.TimeCut || o.cut
+		note := row.Error
+		if o.cut {
+			note = fmt.Sprintf("(time limit: stopped after %.0fs, best epoch %d)", o.seconds, row.Epochs)
+		}
+		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit, Note: note})
+		if o.m != nil && !math.IsNaN(o.fit) && (res.REN == nil || o.fit > res.RENFit) {
+			res.REN, res.RENFit, res.renRow = o.m, o.fit, len(res.Rows)
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return ctx.Err()
+}
+
+// renClear reports whether the REN clears the linear FIR on validation
+// (Margin.Clear of its block gains, as an NFIR's: the REN was stopped
+// early on all of validation, so the margin is not cross-fitted).
+func (s *searcher) renClear(res *Result) bool {
+	if res.linear == nil {
+		return true
+	}
+	return s.clearOfLinear(res, res.Rows[res.renRow].Name, linearMargin(s.val, s.base.ValSkip, res.REN.Simulate, res.firSim))
+}

@@ -1,0 +1,172 @@
+package search
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/passivenfir/gputrain/baselines"
+	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/trainer"
+)
+
+// tinyREN is a REN schedule short enough for tests.
+func tinyREN() *baselines.RENConfig {
+	c := baselines.SimulationRENConfig()
+	c.States, c.Neurons, c.Epochs, c.Patience, c.MaxSamples = 2, 4, 30, 10, 200_000
+	return &c
+}
+
+// TestSelectREN: with Options.REN the passive REN competes: RENSeeds rows,
+// one per seed from the base seed on, each with its size; the chosen row
+// (one) is the result's, a REN row exactly when RENChosen; a fixed
+// structure field leaves the RENs out, and the plan states their cost.
+func TestSelectREN(t *testing.T) {
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	base := tiny()
+	base.Seed = 7
+	var plan string
+	opt := Options{Budget: 1, REN: tinyREN(), Progress: func(e Event) {
+		if e.Stage == "plan" {
+			plan = e.Note
+		}
+	}}
+	res, err := Select(context.Background(), base, Fixed{}, opt, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.REN == nil || math.IsNaN(res.RENFit) {
+		t.Fatalf("no REN offered (fit %v)", res.RENFit)
+	}
+	var seeds []uint64
+	chosen := 0
+	for _, r := range res.Rows {
+		if r.REN != nil {
+			seeds = append(seeds, r.REN.Seed)
+			if r.REN.States != 2 || r.REN.Neurons != 4 || r.Structure.Branches != 0 || r.Loop != nil {
+				t.Errorf("REN row %+v", r)
+			}
+			if r.ValFit > res.RENFit {
+				t.Errorf("REN row %q scores %v above the REN offered (%v)", r.Name, r.ValFit, res.RENFit)
+			}
+		}
+		if r.Chosen {
+			chosen++
+			if r.ValFit != res.ValFit() || (r.REN != nil) != res.RENChosen {
+				t.Errorf("chosen row %+v, result fit %v, REN chosen %v", r, res.ValFit(), res.RENChosen)
+			}
+		}
+	}
+	if len(seeds) != RENSeeds || seeds[0] != 7 || seeds[1] != 8 || chosen != 1 || (res.RENChosen && res.LoopChosen) {
+		t.Errorf("REN seeds %v, %d chosen rows, REN chosen %v, loop chosen %v", seeds, chosen, res.RENChosen, res.LoopChosen)
+	}
+	if !(res.ValFit() >= res.LinearFit) {
+		t.Errorf("chosen fit %v below the FIR's %v", res.ValFit(), res.LinearFit)
+	}
+	if want := "2 passive RENs"; !strings.Contains(plan, want) {
+		t.Errorf("plan %q does not say %q", plan, want)
+	}
+	fixedBase := tiny()
+	fixedBase.Structure.Taps = 12
+	fixed, err := Select(context.Background(), fixedBase, Fixed{Taps: true}, Options{Budget: 1, REN: tinyREN()}, train, val)
+	if err != nil || fixed.REN != nil {
+		t.Errorf("fixed taps: REN %v, err %v", fixed.REN, err)
+	}
+}
+
+// TestFinishREN: finish's order of the families. A REN that validates
+// above the loop's offer is chosen over it (and the loop's row is not
+// marked); one that does not leaves the loop chosen with the loop's
+// margin; with a linear FIR whose validation Fit the REN does not clearly
+// beat, the FIR is kept.
+func TestFinishREN(t *testing.T) {
+	train, val := msd(t, 6, 3), msd(t, 3, 4)
+	ren, err := baselines.TrainREN(train, val, *tinyREN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	renFit, err := loop.FitOf(val, 0, ren.Simulate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fir := &trainer.Result{BestValFit: renFit - 20}
+	for _, tc := range []struct {
+		name            string
+		loopFit, renFit float64
+		wantREN         bool
+		wantLoop        bool
+	}{
+		{"REN above the loop", renFit - 5, renFit, true, false},
+		{"loop above the REN", renFit + 5, renFit, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &searcher{base: tiny(), val: val}
+			lm := Margin{Gain: 3, SE: 1, Blocks: 4}
+			res := &Result{LinearFit: fir.BestValFit, LoopModel: loop.Mean{{Count: 1}}, LoopFit: tc.loopFit, REN: ren, RENFit: tc.renFit, Margin: lm,
+				Rows:    []Row{{Name: "FIR 8", ValFit: fir.BestValFit}, {Name: "loop", Loop: &loop.Structure{}, ValFit: tc.loopFit}, {Name: "ren", REN: &RENStructure{}, ValFit: tc.renFit}},
+				loopRow: 1, renRow: 2}
+			got, err := s.finish(res, fir, tiny(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.RENChosen != tc.wantREN || got.LoopChosen != tc.wantLoop || got.Rows[2].Chosen != tc.wantREN || got.Rows[1].Chosen != tc.wantLoop || got.Rows[0].Chosen {
+				t.Errorf("REN chosen %v, loop chosen %v, rows %+v", got.RENChosen, got.LoopChosen, got.Rows)
+			}
+			if tc.wantLoop && got.Margin != lm {
+				t.Errorf("loop chosen with margin %v, want the loop's %v", got.Margin, lm)
+			}
+		})
+	}
+	// Without a linear baseline there is no margin to clear: the better REN wins.
+	s := &searcher{base: tiny(), val: val}
+	res := &Result{LinearFit: renFit - 0.01, REN: ren, RENFit: renFit,
+		Rows: []Row{{Name: "FIR 8", ValFit: renFit - 0.01}, {Name: "ren", REN: &RENStructure{}, ValFit: renFit}}, renRow: 1}
+	if got, _ := s.finish(res, &trainer.Result{BestValFit: renFit - 0.01}, tiny(), nil, nil); !got.RENChosen {
+		t.Errorf("without a linear baseline to measure a margin against, the better REN was not chosen: %+v", got.Rows)
+	}
+	// A linear baseline fitted to the validation output itself (least
+	// squares, 30 taps) simulates it better than the REN block by block:
+	// the REN's higher aggregate Fit is no clear gain, and the FIR stays.
+	lin := lsFIR(t, val, 30)
+	res = &Result{LinearFit: renFit - 0.01, REN: ren, RENFit: renFit, linear: lin,
+		Rows: []Row{{Name: "FIR 30", Structure: lin.Structure, ValFit: renFit - 0.01}, {Name: "ren", REN: &RENStructure{}, ValFit: renFit}}, renRow: 1}
+	got, _ := s.finish(res, &trainer.Result{Model: lin, BestValFit: renFit - 0.01}, tiny(), nil, nil)
+	if got.RENChosen || !got.Rows[0].Chosen || got.Margin.Clear() {
+		t.Errorf("REN chosen %v over a FIR that simulates better (margin %v), rows %+v", got.RENChosen, got.Margin, got.Rows)
+	}
+}
+
+// lsFIR is the least-squares FIR of L taps from u to y over the records of d.
+func lsFIR(t *testing.T, d *data.Dataset, L int) *model.NFIR {
+	t.Helper()
+	var rows [][]float64
+	var ys []float64
+	for _, b := range d.Batches {
+		for k := range b.U {
+			r := make([]float64, L)
+			for j := 0; j < L && j <= k; j++ {
+				r[j] = b.U[k-j]
+			}
+			rows, ys = append(rows, r), append(ys, b.Y[k])
+		}
+	}
+	A := mat.NewDense(len(rows), L, nil)
+	for i, r := range rows {
+		A.SetRow(i, r)
+	}
+	var g mat.VecDense
+	if err := g.SolveVec(A, mat.NewVecDense(len(ys), ys)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.New(model.Structure{LinearTaps: L})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(m.Lin, g.RawVector().Data)
+	return m
+}
