@@ -203,10 +203,7 @@ func C(s *Source, name string) ([]File, error) {
 	fmt.Fprintf(&h, "\tdouble u_hist[%d]; /* inputs u(t-k), a doubled ring of %d */\n", 2*ulen, ulen)
 	h.WriteString("\tint u_head;\n\tint started;       /* 0 until the first step after a reset */\n\tdouble y_prev;     /* y(t-1), the next q */\n")
 	fmt.Fprintf(&h, "} %s_state;\n\n", P)
-	fmt.Fprintf(&h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
-	fmt.Fprintf(&h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
-	fmt.Fprintf(&h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
-	fmt.Fprintf(&h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+	cAPI(&h, P, guard)
 
 	var c bytes.Buffer
 	cComment(&c, lines)
@@ -320,6 +317,15 @@ func C(s *Source, name string) ([]File, error) {
 	}
 	c.WriteString("\ts->started = 1;\n\ts->y_prev = y;\n\treturn y;\n}\n")
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}
+
+// cAPI ends a header: the declarations of P_init, P_reset and P_step that
+// every exported model has, and the include guard's end.
+func cAPI(h *bytes.Buffer, P, guard string) {
+	fmt.Fprintf(h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
+	fmt.Fprintf(h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
+	fmt.Fprintf(h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
+	fmt.Fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
 }
 
 // defineCommon writes the defines every exported model carries: sampling

@@ -348,19 +348,84 @@ int main(int argc, char **argv)
 }
 `
 
+// runFMU builds src's source FMU NAME.fmu under dir, checks its
+// modelDescription.xml, compiles it as a shared library and drives it with
+// fmi2 calls through dir/driver (built on first use: one driver serves
+// every FMU, as it needs only the standard's declarations): two seeded
+// records with a reset between them, then a third in steps of 2·ts, all
+// compared with sim to 1e-12 relative. It returns the FMU's files and the
+// folder of its sources.
+func runFMU(t *testing.T, dir string, src *Source, name string, seed uint64, sim func(u []float64) []float64) (map[string][]byte, string) {
+	t.Helper()
+	const ts = 0.01
+	out, err := FMU(src, name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || out[0].Name != name+".fmu" {
+		t.Fatalf("FMU wrote %v", out)
+	}
+	files := unzipFMU(t, out[0])
+	checkModelDescription(t, name, ts, files, files["sources/"+name+"_fmi2.c"])
+	sub := filepath.Join(dir, name)
+	for fn, b := range files {
+		p := filepath.Join(sub, filepath.FromSlash(fn))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srcDir := filepath.Join(sub, "sources")
+	compile(t, srcDir, "-shared", "-fPIC", "-o", "lib.so", name+".c", name+"_fmi2.c", "-lm")
+	driver := filepath.Join(dir, "driver")
+	if _, err := os.Stat(driver); err != nil {
+		var quoted []string
+		for _, f := range fmi2Functions {
+			quoted = append(quoted, strconv.Quote(f))
+		}
+		drv := strings.NewReplacer("HEADER", name+"_fmi2.h", "NAMES", strings.Join(quoted, ", ")).Replace(fmuDriverSource)
+		if err := os.WriteFile(filepath.Join(srcDir, "driver.c"), []byte(drv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		compile(t, srcDir, "-o", driver, "driver.c", "-ldl")
+	}
+	recs := records(seed, 3, 200)
+	var in strings.Builder
+	for _, u := range recs[:2] {
+		for _, v := range u {
+			fmt.Fprintf(&in, "s %s\n", hexf(v))
+		}
+		in.WriteString("r\n")
+	}
+	held := make([]float64, 0, 2*len(recs[2]))
+	for _, v := range recs[2] {
+		fmt.Fprintf(&in, "d %s\n", hexf(v))
+		held = append(held, v, v)
+	}
+	ys := runDriver(t, driver, in.String(), filepath.Join(srcDir, "lib.so"), guid(src, name), strconv.FormatFloat(ts, 'g', -1, 64))
+	for r, u := range recs[:2] {
+		compareRel(t, fmt.Sprintf("record %d", r), ys[:len(u)], sim(u))
+		ys = ys[len(u):]
+	}
+	want := sim(held)
+	var every2 []float64
+	for k := 1; k < len(want); k += 2 {
+		every2 = append(every2, want[k])
+	}
+	compareRel(t, "steps of 2·ts", ys, every2)
+	return files, srcDir
+}
+
 // TestFMU builds each test model's source FMU as a shared library, checks
 // its modelDescription.xml against the standard's rules and drives it with
 // fmi2 calls through a record (one step per sample, after a reset again,
 // then steps of 2·ts), comparing y with Simulate.
 func TestFMU(t *testing.T) {
 	cc(t)
-	const ts = 0.01
 	dir := t.TempDir()
 	cases := testCases(t)
-	var quoted []string
-	for _, f := range fmi2Functions {
-		quoted = append(quoted, strconv.Quote(f))
-	}
 	built := false
 	for i, c := range cases {
 		if !map[string]bool{"fb_lin_kyp": true, "ff_hold_none": true, "lin_exact": true, "q_only_exact": true, "forged": true}[c.name] {
@@ -368,16 +433,7 @@ func TestFMU(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			name := fmt.Sprintf("plant%d", i)
-			out, err := FMU(c.src, name, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(out) != 1 || out[0].Name != name+".fmu" {
-				t.Fatalf("FMU wrote %v", out)
-			}
-			files := unzipFMU(t, out[0])
-			wrapper := files["sources/"+name+"_fmi2.c"]
-			checkModelDescription(t, name, ts, files, wrapper)
+			files, srcDir := runFMU(t, dir, c.src, name, uint64(i+10), func(u []float64) []float64 { y, _ := c.src.Model.Simulate(u); return y })
 			for fn, b := range files {
 				if fn == "sources/"+name+"_fmi2.h" {
 					continue // the standard's declarations, the same for every model
@@ -386,66 +442,15 @@ func TestFMU(t *testing.T) {
 					t.Errorf("%s: NOT PASSIVE marker present %v, model certified %v", fn, has, c.src.Passive())
 				}
 			}
-			sub := filepath.Join(dir, name)
-			for fn, b := range files {
-				p := filepath.Join(sub, filepath.FromSlash(fn))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src := filepath.Join(sub, "sources")
-			compile(t, src, "-shared", "-fPIC", "-o", "lib.so", name+".c", name+"_fmi2.c", "-lm")
 			if !built {
-				// One driver serves every FMU: it needs the standard's
-				// declarations only, the same in every FMU.
-				drv := strings.NewReplacer("HEADER", name+"_fmi2.h", "NAMES", strings.Join(quoted, ", ")).Replace(fmuDriverSource)
-				if err := os.WriteFile(filepath.Join(src, "driver.c"), []byte(drv), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				compile(t, src, "-o", filepath.Join(dir, "driver"), "driver.c", "-ldl")
 				// An importer that links several source FMUs into one
 				// program prefixes the functions; the sources allow it.
-				compile(t, src, "-c", "-DFMI2_FUNCTION_PREFIX="+name+"_", name+"_fmi2.c")
+				compile(t, srcDir, "-c", "-DFMI2_FUNCTION_PREFIX="+name+"_", name+"_fmi2.c")
 			}
 			built = true
-
-			recs := records(uint64(i+10), 3, 200)
-			var in strings.Builder
-			for _, u := range recs[:2] {
-				for _, v := range u {
-					fmt.Fprintf(&in, "s %s\n", hexf(v))
-				}
-				in.WriteString("r\n")
-			}
-			held := make([]float64, 0, 2*len(recs[2]))
-			for _, v := range recs[2] {
-				fmt.Fprintf(&in, "d %s\n", hexf(v))
-				held = append(held, v, v)
-			}
-			cmd := fmt.Sprintf("%s %s %s %s", filepath.Join(dir, "driver"), filepath.Join(src, "lib.so"), guid(c.src, name), strconv.FormatFloat(ts, 'g', -1, 64))
-			ys := runDriverArgs(t, strings.Fields(cmd), in.String())
-			for r, u := range recs[:2] {
-				want, _ := c.src.Model.Simulate(u)
-				compareRel(t, fmt.Sprintf("record %d", r), ys[:len(u)], want)
-				ys = ys[len(u):]
-			}
-			want, _ := c.src.Model.Simulate(held)
-			var every2 []float64
-			for k := 1; k < len(want); k += 2 {
-				every2 = append(every2, want[k])
-			}
-			compareRel(t, "steps of 2·ts", ys, every2)
 		})
 	}
 	if !built {
 		t.Fatal("no FMU was built: the case names changed")
 	}
-}
-
-func runDriverArgs(t testing.TB, argv []string, input string) []float64 {
-	t.Helper()
-	return runDriver(t, argv[0], input, argv[1:]...)
 }

@@ -30,22 +30,32 @@ type FIRCert struct {
 	model.BranchCert
 }
 
+// decodeClass decodes the gputrain-model file path, whose bytes are b, as a
+// model of class c, checking its params and its version.
+func decodeClass(path string, b []byte, c classes.Class) (classes.Model, classes.Meta, error) {
+	class, params, meta, err := classes.DecodeEnvelope(b)
+	if err != nil {
+		return nil, meta, fmt.Errorf("%s: %w", path, err)
+	}
+	if class != c.Name() { // Load checked it; the envelope decoder agrees
+		return nil, meta, fmt.Errorf("%w: %s: class %q is not %s", ErrUnsupported, path, class, c.Name())
+	}
+	cm, err := c.DecodeParams(params)
+	if err != nil {
+		return nil, meta, fmt.Errorf("%s: params.%w", path, err)
+	}
+	if err := classes.CheckVersion(cm, meta); err != nil {
+		return nil, meta, fmt.Errorf("%s: %w", path, err)
+	}
+	return cm, meta, nil
+}
+
 // loadLoop reads a gputrain-model file of class loop, whose bytes are b,
 // into src.
 func loadLoop(path string, b []byte, allowUncertified bool, src *Source) (*Source, error) {
-	class, params, meta, err := classes.DecodeEnvelope(b)
+	cm, meta, err := decodeClass(path, b, loopclass.Class)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if class != loopclass.Class.Name() { // Load checked it; the envelope decoder agrees
-		return nil, fmt.Errorf("%w: %s: class %q is not a loop", ErrUnsupported, path, class)
-	}
-	cm, err := loopclass.Class.DecodeParams(params)
-	if err != nil {
-		return nil, fmt.Errorf("%s: params.%w", path, err)
-	}
-	if err := classes.CheckVersion(cm, meta); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	src.Loop = cm.(*loopclass.Model).Mean
 	src.Meta = model.Meta{Ts: meta.Ts, Mode: LoopMode, Training: meta.Training}
@@ -289,10 +299,7 @@ func loopC(s *Source, name string) ([]File, error) {
 		fmt.Fprintf(c, "\treturn y / %d.0;\n}\n", s.Loop.Total())
 	}
 	h.WriteString("\n")
-	fmt.Fprintf(h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
-	fmt.Fprintf(h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
-	fmt.Fprintf(h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
-	fmt.Fprintf(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+	cAPI(h, P, guard)
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
 }
 

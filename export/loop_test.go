@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -134,66 +132,11 @@ func loopCases(t testing.TB) []testCase {
 // them, with loop.Model.Simulate.
 func TestLoopCMatchesSimulate(t *testing.T) {
 	cc(t)
-	dir := t.TempDir()
-	cases := loopCases(t)
-	var drv strings.Builder
-	drv.WriteString("#include <stdio.h>\n")
-	srcs := []string{"driver.c"}
-	for i, c := range cases {
-		name := fmt.Sprintf("m%d_%s", i, c.name)
-		files, err := C(c.src, name)
-		if err != nil {
-			t.Fatal(err)
+	worst := driveC(t, loopCases(t), 5, 300, func(c testCase, u []float64) []float64 { return c.src.Loop.Simulate(u) }, func(c testCase, f File) {
+		if !strings.Contains(string(f.Data), "CERTIFIED PASSIVE") || (c.src.Loop[0].B1 > 0 && !strings.Contains(string(f.Data), "H1 branch")) {
+			t.Errorf("%s: no certificate in the comment block", f.Name)
 		}
-		for _, f := range files {
-			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			checkMarker(t, c.src, f)
-			if !strings.Contains(string(f.Data), "CERTIFIED PASSIVE") || (c.src.Loop[0].B1 > 0 && !strings.Contains(string(f.Data), "H1 branch")) {
-				t.Errorf("%s: no certificate in the comment block", f.Name)
-			}
-		}
-		srcs = append(srcs, name+".c")
-		fmt.Fprintf(&drv, "#include \"%s.h\"\nstatic %s_state s%d;\n", name, name, i)
-	}
-	drv.WriteString("int main(void)\n{\n\tchar op[2];\n\tint i;\n\tdouble u;\n")
-	for i, c := range cases {
-		fmt.Fprintf(&drv, "\tm%d_%s_init(&s%d);\n", i, c.name, i)
-	}
-	drv.WriteString("\twhile (scanf(\"%1s %d\", op, &i) == 2) {\n\t\tif (op[0] == 's' && scanf(\"%la\", &u) != 1)\n\t\t\treturn 2;\n\t\tswitch (i) {\n")
-	for i, c := range cases {
-		n := fmt.Sprintf("m%d_%s", i, c.name)
-		fmt.Fprintf(&drv, "\t\tcase %d:\n\t\t\tif (op[0] == 'r')\n\t\t\t\t%s_reset(&s%d);\n\t\t\telse\n\t\t\t\tprintf(\"%%a\\n\", %s_step(&s%d, u));\n\t\t\tbreak;\n", i, n, i, n, i)
-	}
-	drv.WriteString("\t\tdefault:\n\t\t\treturn 3;\n\t\t}\n\t}\n\treturn 0;\n}\n")
-	if err := os.WriteFile(filepath.Join(dir, "driver.c"), []byte(drv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	compile(t, dir, append([]string{"-o", "driver"}, append(srcs, "-lm")...)...)
-
-	recs := records(5, 2, 300)
-	var in strings.Builder
-	for i := range cases {
-		for _, u := range recs {
-			for _, v := range u {
-				fmt.Fprintf(&in, "s %d %s\n", i, hexf(v))
-			}
-			fmt.Fprintf(&in, "r %d\n", i)
-		}
-	}
-	ys := runDriver(t, filepath.Join(dir, "driver"), in.String())
-	worst := 0.0
-	for _, c := range cases {
-		for r, u := range recs {
-			want := c.src.Loop.Simulate(u)
-			if len(ys) < len(u) {
-				t.Fatalf("driver stopped early")
-			}
-			worst = math.Max(worst, compareRel(t, fmt.Sprintf("%s record %d", c.name, r), ys[:len(u)], want))
-			ys = ys[len(u):]
-		}
-	}
+	})
 	t.Logf("largest relative difference from Simulate (libm tanh against math.Tanh): %.3g", worst)
 }
 
@@ -203,69 +146,14 @@ func TestLoopCMatchesSimulate(t *testing.T) {
 // 2·ts.
 func TestLoopFMU(t *testing.T) {
 	cc(t)
-	const ts = 0.01
 	dir := t.TempDir()
-	var quoted []string
-	for _, f := range fmi2Functions {
-		quoted = append(quoted, strconv.Quote(f))
-	}
 	cases := loopCases(t)
-	driver := filepath.Join(dir, "driver")
 	for i, c := range []testCase{cases[0], cases[5], cases[len(loopStructures)], cases[6]} {
 		t.Run(c.name, func(t *testing.T) {
-			name := fmt.Sprintf("loop%d", i)
-			out, err := FMU(c.src, name, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files := unzipFMU(t, out[0])
-			checkModelDescription(t, name, ts, files, files["sources/"+name+"_fmi2.c"])
+			files, _ := runFMU(t, dir, c.src, fmt.Sprintf("loop%d", i), uint64(i+50), c.src.Loop.Simulate)
 			if md := string(files["modelDescription.xml"]); !strings.Contains(md, "feedback loop") || strings.Contains(md, "NOT PASSIVE") {
 				t.Errorf("modelDescription.xml does not describe a certified loop:\n%.600s", md)
 			}
-			src := filepath.Join(dir, name)
-			for fn, b := range files {
-				p := filepath.Join(src, filepath.FromSlash(fn))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src = filepath.Join(src, "sources")
-			compile(t, src, "-shared", "-fPIC", "-o", "lib.so", name+".c", name+"_fmi2.c", "-lm")
-			if i == 0 {
-				drv := strings.NewReplacer("HEADER", name+"_fmi2.h", "NAMES", strings.Join(quoted, ", ")).Replace(fmuDriverSource)
-				if err := os.WriteFile(filepath.Join(src, "driver.c"), []byte(drv), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				compile(t, src, "-o", driver, "driver.c", "-ldl")
-			}
-			recs := records(uint64(i+50), 3, 200)
-			var in strings.Builder
-			for _, u := range recs[:2] {
-				for _, v := range u {
-					fmt.Fprintf(&in, "s %s\n", hexf(v))
-				}
-				in.WriteString("r\n")
-			}
-			var held []float64
-			for _, v := range recs[2] {
-				fmt.Fprintf(&in, "d %s\n", hexf(v))
-				held = append(held, v, v)
-			}
-			ys := runDriver(t, driver, in.String(), filepath.Join(src, "lib.so"), guid(c.src, name), strconv.FormatFloat(ts, 'g', -1, 64))
-			for r, u := range recs[:2] {
-				compareRel(t, fmt.Sprintf("record %d", r), ys[:len(u)], c.src.Loop.Simulate(u))
-				ys = ys[len(u):]
-			}
-			want := c.src.Loop.Simulate(held)
-			var every2 []float64
-			for k := 1; k < len(want); k += 2 {
-				every2 = append(every2, want[k])
-			}
-			compareRel(t, "steps of 2·ts", ys, every2)
 		})
 	}
 }
@@ -317,6 +205,43 @@ func TestLoopLoadRefuses(t *testing.T) {
 // pyLoopHarness reads each loop file with python/gputrain_model.py and
 // prints its passivity, the names of its certified FIRs and its outputs
 // as hexadecimal floats (exact), or why it refused the file.
+// pyJobFile is a job of pyLoopHarness: a model file and input records.
+type pyJobFile struct {
+	Path string     `json:"path"`
+	U    [][]string `json:"u"`
+}
+
+// pyHarnessResult is pyLoopHarness's answer for one job.
+type pyHarnessResult struct {
+	Passive bool       `json:"passive"`
+	FIRs    []string   `json:"firs"`
+	Closed  [][]string `json:"closed"`
+	Refused string     `json:"refused"`
+}
+
+// runPyHarness runs pyLoopHarness on jobs with the interpreter py.
+func runPyHarness(t *testing.T, py string, jobs []pyJobFile) []pyHarnessResult {
+	t.Helper()
+	in, _ := json.Marshal(jobs)
+	wd, _ := os.Getwd()
+	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python: %v\n%s", err, stderr.String())
+	}
+	var res []pyHarnessResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("python output: %v\n%s", err, out)
+	}
+	if len(res) != len(jobs) {
+		t.Fatalf("python answered %d jobs of %d", len(res), len(jobs))
+	}
+	return res
+}
+
 const pyLoopHarness = `
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -340,13 +265,9 @@ func TestPythonLoopReader(t *testing.T) {
 	py := python(t)
 	cases := loopCases(t)
 	recs := records(61, 2, 150)
-	type job struct {
-		Path string     `json:"path"`
-		U    [][]string `json:"u"`
-	}
-	var jobs []job
+	var jobs []pyJobFile
 	for _, c := range cases {
-		jobs = append(jobs, job{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
+		jobs = append(jobs, pyJobFile{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
 	}
 	b, err := os.ReadFile(cases[0].path)
 	if err != nil {
@@ -356,7 +277,7 @@ func TestPythonLoopReader(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), `"theta": [`, `"theta": [0.5, `, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jobs = append(jobs, job{bad, nil})
+	jobs = append(jobs, pyJobFile{bad, nil})
 	// a weighted mean's counts in a version-1 file: refused
 	var weighted string
 	for _, c := range cases {
@@ -375,26 +296,8 @@ func TestPythonLoopReader(t *testing.T) {
 	if err := os.WriteFile(old, []byte(strings.Replace(string(wb), `"version": 2`, `"version": 1`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	jobs = append(jobs, job{old, nil})
-	in, _ := json.Marshal(jobs)
-	wd, _ := os.Getwd()
-	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, stderr.String())
-	}
-	var res []struct {
-		Passive bool       `json:"passive"`
-		FIRs    []string   `json:"firs"`
-		Closed  [][]string `json:"closed"`
-		Refused string     `json:"refused"`
-	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("python output: %v\n%s", err, out)
-	}
+	jobs = append(jobs, pyJobFile{old, nil})
+	res := runPyHarness(t, py, jobs)
 	for i, c := range cases {
 		r := res[i]
 		if r.Refused != "" {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/passivenfir/gputrain/baselines"
-	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/model"
 )
@@ -22,19 +21,9 @@ const RENMode = "ren-direct"
 // src, and recomputes its certificate: the explicit model must exist (E
 // nonsingular) and H must be positive definite.
 func loadREN(path string, b []byte, allowUncertified bool, src *Source) (*Source, error) {
-	class, params, meta, err := classes.DecodeEnvelope(b)
+	cm, meta, err := decodeClass(path, b, baseline.REN)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if class != baseline.REN.Name() { // Load checked it; the envelope decoder agrees
-		return nil, fmt.Errorf("%w: %s: class %q is not a passive REN", ErrUnsupported, path, class)
-	}
-	cm, err := baseline.REN.DecodeParams(params)
-	if err != nil {
-		return nil, fmt.Errorf("%s: params.%w", path, err)
-	}
-	if err := classes.CheckVersion(cm, meta); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	ren, ok := cm.(interface{ Unwrap() *baselines.PassiveREN })
 	if !ok {
@@ -114,10 +103,7 @@ func renC(s *Source, name string) ([]File, error) {
 	s.defineCommon(def, U)
 	def("CERT_MIN_EIG_H", hexf(e.MinEigH), fmt.Sprintf("smallest eigenvalue of H, %.6g > 0", e.MinEigH))
 	fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
-	fmt.Fprintf(&h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
-	fmt.Fprintf(&h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)
-	fmt.Fprintf(&h, "/* %s_step takes u(t) and returns y(t). */\ndouble %s_step(%s_state *s, double u);\n", P, P, P)
-	fmt.Fprintf(&h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard)
+	cAPI(&h, P, guard)
 
 	var c bytes.Buffer
 	cComment(&c, lines)

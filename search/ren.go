@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/trials"
 )
 
 // RENStructure is a passive REN candidate's size and seed: what its row of
@@ -53,36 +53,29 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		cut     bool
 	}
 	outs := make([]out, RENSeeds)
-	workers := max(1, min(s.opt.Workers, RENSeeds))
 	per := max(1, s.opt.Workers/RENSeeds) // goroutines within one REN
-	var wg sync.WaitGroup
-	next := make(chan int, RENSeeds)
-	for k := range RENSeeds {
-		next <- k
-	}
-	close(next)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				cfg := *s.opt.REN
-				cfg.Seed, cfg.Workers, cfg.ValSkip = s.base.Seed+uint64(k), per, s.base.ValSkip
-				start := time.Now()
-				m, err := baselines.TrainRENContext(rctx, s.train, s.val, cfg)
-				o := out{m: m, err: err, fit: math.NaN(), seconds: time.Since(start).Seconds()}
-				if m != nil {
-					o.cut = err != nil
-					o.err = nil
-					if o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate); err != nil {
-						o.err = err
-					}
-				}
-				outs[k] = o
+	// trials.Local: a panic in a REN's training is its row's error, not
+	// the end of the search.
+	errs := trials.Local{Parallel: min(s.opt.Workers, RENSeeds)}.Run(rctx, RENSeeds, func(ctx context.Context, k int) error {
+		cfg := *s.opt.REN
+		cfg.Seed, cfg.Workers, cfg.ValSkip = s.base.Seed+uint64(k), per, s.base.ValSkip
+		start := time.Now()
+		m, err := baselines.TrainRENContext(ctx, s.train, s.val, cfg)
+		o := out{m: m, err: err, fit: math.NaN(), seconds: time.Since(start).Seconds()}
+		if m != nil {
+			o.cut, o.err = err != nil, nil
+			if o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate); err != nil {
+				o.err = err
 			}
-		}()
+		}
+		outs[k] = o
+		return nil
+	})
+	for k, err := range errs {
+		if err != nil && outs[k].err == nil && outs[k].m == nil {
+			outs[k] = out{err: err, fit: math.NaN()}
+		}
 	}
-	wg.Wait()
 	for k, o := range outs {
 		cfg := *s.opt.REN
 		st := RENStructure{States: cfg.States, Neurons: cfg.Neurons, Seed: s.base.Seed + uint64(k)}
