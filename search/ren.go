@@ -86,7 +86,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		row := Row{Name: fmt.Sprintf("ren %d states × %d neurons, seed %d", st.States, st.Neurons, st.Seed), REN: &st,
 			ValFit: o.fit, Seconds: o.seconds, Cut: o.cut}
 		if o.m != nil {
-			row.Epochs = o.m.BestEpoch
+			row.Epochs = len(o.m.ValLoss) // epochs trained, as a loop's row says
 		}
 		if o.err != nil && ctx.Err() == nil {
 			row.Error = o.err.Error() // a failed REN is a row, not the end of the search
@@ -94,7 +94,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		res.TimeCut = res.TimeCut || o.cut
 		note := row.Error
 		if o.cut {
-			note = fmt.Sprintf("(time limit: stopped after %.0fs, best epoch %d)", o.seconds, row.Epochs)
+			note = fmt.Sprintf("(time limit: stopped after %d epochs in %.0fs, best epoch %d)", row.Epochs, o.seconds, o.m.BestEpoch)
 		}
 		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit, Note: note})
 		if o.m != nil && !math.IsNaN(o.fit) && (res.REN == nil || o.fit > res.RENFit) {
