@@ -1,13 +1,10 @@
 package export
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -222,20 +219,8 @@ type pyHarnessResult struct {
 // runPyHarness runs pyLoopHarness on jobs with the interpreter py.
 func runPyHarness(t *testing.T, py string, jobs []pyJobFile) []pyHarnessResult {
 	t.Helper()
-	in, _ := json.Marshal(jobs)
-	wd, _ := os.Getwd()
-	cmd := exec.Command(py, "-c", pyLoopHarness, filepath.Join(wd, "..", "python"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("python: %v\n%s", err, stderr.String())
-	}
 	var res []pyHarnessResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("python output: %v\n%s", err, out)
-	}
+	runHarness(t, py, pyLoopHarness, jobs, &res)
 	if len(res) != len(jobs) {
 		t.Fatalf("python answered %d jobs of %d", len(res), len(jobs))
 	}

@@ -95,10 +95,19 @@ func parseAll(t testing.TB, s []string) []float64 {
 
 func runPython(t testing.TB, jobs []pyJob) []pyResult {
 	t.Helper()
-	py := python(t)
+	var res []pyResult
+	runHarness(t, python(t), pyHarness, jobs, &res)
+	return res
+}
+
+// runHarness runs the Python program harness with the interpreter py and
+// python/ on its path, jobs as JSON on its stdin, and decodes its JSON
+// answer into res.
+func runHarness(t testing.TB, py, harness string, jobs, res any) {
+	t.Helper()
 	wd, _ := os.Getwd()
 	in, _ := json.Marshal(jobs)
-	cmd := exec.Command(py, "-c", pyHarness, filepath.Join(wd, "..", "python"))
+	cmd := exec.Command(py, "-c", harness, filepath.Join(wd, "..", "python"))
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -106,11 +115,9 @@ func runPython(t testing.TB, jobs []pyJob) []pyResult {
 	if err != nil {
 		t.Fatalf("python: %v\n%s", err, stderr.String())
 	}
-	var res []pyResult
-	if err := json.Unmarshal(out, &res); err != nil {
+	if err := json.Unmarshal(out, res); err != nil {
 		t.Fatalf("python output: %v\n%s", err, out)
 	}
-	return res
 }
 
 // TestPythonReader runs python/gputrain_model.py on every test model:
