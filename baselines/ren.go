@@ -21,11 +21,15 @@ type RENConfig struct {
 	Neurons int     // n_v, the width of its equilibrium (implicit) layer
 	Nu      float64 // ν ≥ 0: the model is incrementally input-passive, ⟨Δu, Δy⟩ ≥ ν‖Δu‖² (0: passive)
 	Eps     float64 // ε > 0 added to H and to D22: strictness of the LMI (kept away from singular)
-	Epochs  int     // maximum number of passes over the training trajectories
-	Batch   int     // trajectories per Adam step
-	LR      float64
-	Clip    float64 // global gradient-norm clip (0: none)
-	Seed    uint64  // initial parameters and batch order
+	// Biased adds biases to the state update and the equilibrium layer;
+	// the output is then the REN's response minus its response to u = 0
+	// from the same initial state (see PassiveREN).
+	Biased bool
+	Epochs int // maximum number of passes over the training trajectories
+	Batch  int // trajectories per Adam step
+	LR     float64
+	Clip   float64 // global gradient-norm clip (0: none)
+	Seed   uint64  // initial parameters and batch order
 	// Patience is the number of epochs without a lower validation loss after which
 	// training stops (the best parameters are kept). It is unused without validation data.
 	Patience int
@@ -104,8 +108,19 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 // (Revay, Wang & Manchester, IEEE TAC 2024) in the direct parameterization of
 // its passive class (Q = 0, S = I, R = −2ν): every value of Theta gives an
 // incrementally passive operator, ⟨Δu, Δy⟩ ≥ ν‖Δu‖² over any horizon from a
-// common initial state. The biases are zero, so u = 0 from rest gives y = 0 and
-// the operator is passive in the NFIR sense as well, ⟨u, y⟩ ≥ ν‖u‖².
+// common initial state. Without biases u = 0 from rest gives y = 0, and the
+// operator is passive in the NFIR sense as well, ⟨u, y⟩ ≥ ν‖u‖².
+//
+// Biased adds free biases b_x and b_v to the explicit state update and
+// equilibrium layer (below). A REN without biases is odd, y(−u) = −y(u), and
+// cannot model a rectifying one-port; with them it can, and the incremental
+// property still holds, because biases cancel in the difference of two
+// trajectories. The output is then the REN's response minus its response to
+// u = 0 from the same initial state, y = R(u) − R(0), both from x = 0: the
+// incremental inequality for that pair of inputs is ⟨u, y⟩ ≥ ν‖u‖², so the
+// biased operator is passive from rest too, and still maps u = 0 to y = 0.
+// R(0) is a fixed signal, simulated beside the model (it settles at the
+// zero-input equilibrium, the REN being contracting).
 //
 // With n = 2n_x + n_v the direct parameters are X (n×n), Y1 (n_x×n_x), X3, B2
 // (n_x), D12 (n_v), C2 (n_x) and D21 (n_v). With M = X3² + ε, D22 = ν + M and
@@ -119,16 +134,17 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 // E = (H11 + P + Y1 − Y1ᵀ)/2. D11 is strictly lower triangular, so the
 // equilibrium w = tanh(v) is computed neuron by neuron. The explicit model is
 //
-//	v = Λ⁻¹(C1 x + D11 w + D12 u),  w = tanh(v),
-//	x⁺ = E⁻¹(F x + B1 w + B2 u),    y = C2 x + D21 w + D22 u,
+//	v = Λ⁻¹(C1 x + D11 w + D12 u) + b_v,  w = tanh(v),
+//	x⁺ = E⁻¹(F x + B1 w + B2 u) + b_x,    y = C2 x + D21 w + D22 u,
 //
 // on scaled signals: the network sees u/UScale and its output is multiplied by
 // YScale (positive scales keep passivity, and ν is in scaled units).
 type PassiveREN struct {
 	States, Neurons int
 	Nu, Eps         float64
+	Biased          bool
 	// Theta holds the direct parameters flattened: X (row-major), Y1 (row-major),
-	// X3, B2, D12, C2, D21.
+	// X3, B2, D12, C2, D21, and when Biased b_x (n_x) and b_v (n_v).
 	Theta []float64
 	// UScale and YScale are the RMS of the training input and output; fixed, not
 	// trained, and not counted in NumParams.
@@ -142,8 +158,14 @@ type PassiveREN struct {
 }
 
 // NumParams returns the number of trained parameters, n² + n_x² + 1 + 2n_x + 2n_v
-// with n = 2n_x + n_v (691 for n_x = 5, n_v = 15).
-func (m *PassiveREN) NumParams() int { return renParams(m.States, m.Neurons) }
+// with n = 2n_x + n_v (691 for n_x = 5, n_v = 15), and n_x + n_v more when
+// Biased.
+func (m *PassiveREN) NumParams() int {
+	if m.Biased {
+		return renParams(m.States, m.Neurons) + m.States + m.Neurons
+	}
+	return renParams(m.States, m.Neurons)
+}
 
 func renParams(nx, nv int) int {
 	n := 2*nx + nv
@@ -151,7 +173,7 @@ func renParams(nx, nv int) int {
 }
 
 // renOffsets locates the direct parameters in Theta.
-type renOffsets struct{ x, y1, x3, b2, d12, c2, d21, end int }
+type renOffsets struct{ x, y1, x3, b2, d12, c2, d21, end, bx, bv int }
 
 func (m *PassiveREN) offsets() renOffsets {
 	nx, nv := m.States, m.Neurons
@@ -165,6 +187,8 @@ func (m *PassiveREN) offsets() renOffsets {
 	o.c2 = o.d12 + nv
 	o.d21 = o.c2 + nx
 	o.end = o.d21 + nv
+	o.bx = o.end
+	o.bv = o.bx + nx
 	return o
 }
 
@@ -181,6 +205,7 @@ type renExplicit struct {
 	C2     []float64  // nx
 	D21    []float64  // nv
 	D22    float64
+	bx, bv []float64 // biases of x⁺ and v (nil: unbiased)
 
 	// construction intermediates
 	H      *mat.Dense // n×n
@@ -256,6 +281,9 @@ func (m *PassiveREN) explicit() (*renExplicit, error) {
 	}
 	e.C2 = slices.Clone(th[o.c2 : o.c2+nx])
 	e.D21 = slices.Clone(th[o.d21 : o.d21+nv])
+	if m.Biased {
+		e.bx, e.bv = slices.Clone(th[o.bx:o.bx+nx]), slices.Clone(th[o.bv:o.bv+nv])
+	}
 	return e, nil
 }
 
@@ -276,6 +304,9 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 	for t, u := range us {
 		for i := range nv {
 			s := e.D12[i]*u + dot(C1.Data[i*C1.Stride:i*C1.Stride+nx], x) + dot(D11.Data[i*D11.Stride:i*D11.Stride+i], w[:i])
+			if e.bv != nil {
+				s += e.bv[i]
+			}
 			v[i] = s
 			w[i] = math.Tanh(s)
 		}
@@ -287,6 +318,9 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 		}
 		for i := range nx {
 			xn[i] = e.B2[i]*u + dot(A.Data[i*A.Stride:i*A.Stride+nx], x) + dot(B1.Data[i*B1.Stride:i*B1.Stride+nv], w)
+			if e.bx != nil {
+				xn[i] += e.bx[i]
+			}
 		}
 		x, xn = xn, x
 	}
@@ -297,15 +331,17 @@ type renGrad struct {
 	A, B1, C1, D11   []float64 // row-major, as the explicit model
 	B2, D12, C2, D21 []float64
 	D22              float64
+	bx, bv           []float64
 }
 
 func newRENGrad(nx, nv int) *renGrad {
 	return &renGrad{A: make([]float64, nx*nx), B1: make([]float64, nx*nv), C1: make([]float64, nv*nx), D11: make([]float64, nv*nv),
-		B2: make([]float64, nx), D12: make([]float64, nv), C2: make([]float64, nx), D21: make([]float64, nv)}
+		B2: make([]float64, nx), D12: make([]float64, nv), C2: make([]float64, nx), D21: make([]float64, nv),
+		bx: make([]float64, nx), bv: make([]float64, nv)}
 }
 
 func (g *renGrad) add(o *renGrad) {
-	for _, p := range [][2][]float64{{g.A, o.A}, {g.B1, o.B1}, {g.C1, o.C1}, {g.D11, o.D11}, {g.B2, o.B2}, {g.D12, o.D12}, {g.C2, o.C2}, {g.D21, o.D21}} {
+	for _, p := range [][2][]float64{{g.A, o.A}, {g.B1, o.B1}, {g.C1, o.C1}, {g.D11, o.D11}, {g.B2, o.B2}, {g.D12, o.D12}, {g.C2, o.C2}, {g.D21, o.D21}, {g.bx, o.bx}, {g.bv, o.bv}} {
 		for i := range p[0] {
 			p[0][i] += p[1][i]
 		}
@@ -314,7 +350,7 @@ func (g *renGrad) add(o *renGrad) {
 }
 
 func (g *renGrad) zero() {
-	for _, p := range [][]float64{g.A, g.B1, g.C1, g.D11, g.B2, g.D12, g.C2, g.D21} {
+	for _, p := range [][]float64{g.A, g.B1, g.C1, g.D11, g.B2, g.D12, g.C2, g.D21, g.bx, g.bv} {
 		clear(p)
 	}
 	g.D22 = 0
@@ -349,6 +385,7 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 				backRow(g.A[i*nx:i*nx+nx], A.Data[i*A.Stride:], x, xb, li)
 				backRow(g.B1[i*nv:i*nv+nv], B1.Data[i*B1.Stride:], w, wb, li)
 				g.B2[i] += li * u
+				g.bx[i] += li
 			}
 		}
 		// the equilibrium layer, last neuron first (D11 is strictly lower)
@@ -358,6 +395,7 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 				backRow(g.C1[i*nx:i*nx+nx], C1.Data[i*C1.Stride:], x, xb, vb)
 				backRow(g.D11[i*nv:i*nv+i], D11.Data[i*D11.Stride:], w[:i], wb[:i], vb)
 				g.D12[i] += vb * u
+				g.bv[i] += vb
 			}
 		}
 		lam, xb = xb, lam
@@ -476,6 +514,10 @@ func (m *PassiveREN) direct(e *renExplicit, g *renGrad, grad []float64) error {
 		grad[o.d21+j] += gb.AtVec(nx+j) + g.D21[j]
 		grad[o.d12+j] -= gb.AtVec(nx + j)
 	}
+	if m.Biased {
+		copy(grad[o.bx:o.bx+nx], g.bx)
+		copy(grad[o.bv:o.bv+nv], g.bv)
+	}
 	return nil
 }
 
@@ -496,6 +538,13 @@ func (m *PassiveREN) Simulate(u []float64) []float64 {
 		us[t] = v / m.UScale
 	}
 	e.simulate(us, y, nil)
+	if e.bx != nil {
+		y0 := make([]float64, len(u))
+		e.simulate(make([]float64, len(u)), y0, nil)
+		for t := range y {
+			y[t] -= y0[t]
+		}
+	}
 	for t := range y {
 		y[t] *= m.YScale
 	}
@@ -572,6 +621,18 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 				}
 				yh := make([]float64, T)
 				e.simulate(us, yh, tape)
+				var zeros, y0 []float64
+				var tape0 *renTape
+				if e.bx != nil {
+					zeros, y0 = make([]float64, T), make([]float64, T)
+					if grad != nil {
+						tape0 = &renTape{x: make([]float64, T*m.States), w: make([]float64, T*m.Neurons), v: make([]float64, T*m.Neurons)}
+					}
+					e.simulate(zeros, y0, tape0)
+					for t := range yh {
+						yh[t] -= y0[t]
+					}
+				}
 				dy := yh // reused as the output gradient
 				for t := range yh {
 					if t < skip {
@@ -585,6 +646,12 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 				if grad != nil {
 					grads[p] = newRENGrad(m.States, m.Neurons)
 					e.backward(us, dy, tape, grads[p])
+					if tape0 != nil {
+						for t := range dy {
+							y0[t] = -dy[t]
+						}
+						e.backward(zeros, y0, tape0, grads[p])
+					}
 				}
 			}
 		}()
@@ -630,7 +697,7 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	if err != nil {
 		return nil, err
 	}
-	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, UScale: su, YScale: sy}
+	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, Biased: cfg.Biased, UScale: su, YScale: sy}
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
 	m.init(rng)
@@ -775,7 +842,10 @@ type RENMatrices struct {
 	A, B1, C1, D11   []float64 // n_x×n_x, n_x×n_v, n_v×n_x, n_v×n_v (strictly lower)
 	B2, D12, C2, D21 []float64 // n_x, n_v, n_x, n_v
 	D22              float64
-	MinEigH          float64
+	// Bx and Bv are the biases b_x (n_x) and b_v (n_v) of a biased REN,
+	// nil without: the output is then y = R(u) − R(0) (see PassiveREN).
+	Bx, Bv  []float64
+	MinEigH float64
 }
 
 // Matrices returns the explicit model that Simulate runs (on u/UScale, its
@@ -799,7 +869,7 @@ func (m *PassiveREN) Matrices() (*RENMatrices, error) {
 	}
 	return &RENMatrices{States: e.nx, Neurons: e.nv, A: raw(e.A), B1: raw(e.B1), C1: raw(e.C1), D11: raw(e.D11),
 		B2: slices.Clone(e.B2), D12: slices.Clone(e.D12), C2: slices.Clone(e.C2), D21: slices.Clone(e.D21), D22: e.D22,
-		MinEigH: slices.Min(eig.Values(nil))}, nil
+		Bx: slices.Clone(e.bx), Bv: slices.Clone(e.bv), MinEigH: slices.Min(eig.Values(nil))}, nil
 }
 
 // symmetric returns the symmetric part of the square matrix h, row-major.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,8 +14,8 @@ import (
 
 // randomREN returns a REN with random direct parameters of the given spread
 // (larger than the initialization's, to leave the near-identity regime).
-func randomREN(seed uint64, nx, nv int, nu, spread float64) *PassiveREN {
-	m := &PassiveREN{States: nx, Neurons: nv, Nu: nu, Eps: 1e-6, UScale: 1, YScale: 1}
+func randomREN(seed uint64, nx, nv int, nu, spread float64, biased bool) *PassiveREN {
+	m := &PassiveREN{States: nx, Neurons: nv, Nu: nu, Eps: 1e-6, Biased: biased, UScale: 1, YScale: 1}
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(seed, 7))
 	for i := range m.Theta {
@@ -46,8 +47,9 @@ func TestRENGradientFiniteDifferences(t *testing.T) {
 		seed   uint64
 		nx, nv int
 		nu     float64
-	}{{1, 2, 3, 0}, {2, 3, 4, 0.1}, {3, 1, 5, 0}} {
-		m := randomREN(c.seed, c.nx, c.nv, c.nu, 0.7)
+		biased bool
+	}{{1, 2, 3, 0, false}, {2, 3, 4, 0.1, false}, {3, 1, 5, 0, false}, {4, 2, 3, 0, true}, {5, 3, 4, 0.1, true}} {
+		m := randomREN(c.seed, c.nx, c.nv, c.nu, 0.7, c.biased)
 		rng := rand.New(rand.NewPCG(c.seed, 99))
 		skip := int(c.seed) * 3 % 7 // 3, 6, 2: the first samples simulated, not scored
 		s := &renSet{}
@@ -98,7 +100,7 @@ func TestRENPassive(t *testing.T) {
 		if seed%2 == 0 {
 			nu = 0.05
 		}
-		m := randomREN(seed, 1+int(seed%4), 2+int(seed%7), nu, 1.5)
+		m := randomREN(seed, 1+int(seed%4), 2+int(seed%7), nu, 1.5, seed%3 == 0)
 		rng := rand.New(rand.NewPCG(seed, 3))
 		worst := math.Inf(1)
 		negFails := false
@@ -152,7 +154,7 @@ func TestRENPassive(t *testing.T) {
 // implicit equations it comes from, E x⁺ = F x + B1 w + B2 u and
 // Λ v = C1 x + D11 w + D12 u, with the blocks read off H directly.
 func TestRENExplicitMatchesImplicit(t *testing.T) {
-	m := randomREN(5, 3, 4, 0.2, 0.8)
+	m := randomREN(5, 3, 4, 0.2, 0.8, false)
 	e, err := m.explicit()
 	if err != nil {
 		t.Fatal(err)
@@ -354,5 +356,48 @@ func TestRENDeterministic(t *testing.T) {
 				t.Fatalf("run %d: θ[%d] = %v, run 0: %v", i, k, thetas[i][k], thetas[0][k])
 			}
 		}
+	}
+}
+
+// TestRENBiasedRectifier: a REN without biases is odd, y(−u) = −y(u), so
+// it cannot fit a rectifying passive one-port (a diode beside a resistor,
+// y = u + 2·max(u, 0) after a first-order lag of the input); the biased one
+// can, and it still maps u = 0 to y = 0. Same data, seed and budget; the
+// test fails if biases do not raise the fit by 10 points.
+func TestRENBiasedRectifier(t *testing.T) {
+	gen := func(seed uint64, batches int) *data.Dataset {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		d := &data.Dataset{}
+		for range batches {
+			u, y := make([]float64, 200), make([]float64, 200)
+			s, amp := 0.0, 0.5+rng.Float64()
+			for k := range u {
+				u[k] = amp * rng.NormFloat64()
+				s = 0.7*s + 0.3*u[k]
+				y[k] = s + 2*max(s, 0)
+			}
+			d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
+		}
+		return d
+	}
+	train, val, test := gen(21, 8), gen(22, 4), gen(23, 4)
+	fit := map[bool]float64{}
+	for _, biased := range []bool{false, true} {
+		cfg := SimulationRENConfig()
+		cfg.States, cfg.Neurons, cfg.Epochs, cfg.Patience, cfg.Biased = 2, 8, 150, 50, biased
+		m, err := TrainREN(train, val, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range test.Batches {
+			fit[biased] += renFit(b.Y, m.Simulate(b.U)) / float64(len(test.Batches))
+		}
+		if y := m.Simulate(make([]float64, 50)); slices.ContainsFunc(y, func(v float64) bool { return v != 0 }) {
+			t.Errorf("biased %v: u = 0 gives y = %v, want 0", biased, y)
+		}
+	}
+	t.Logf("mean test fit without biases %.2f%%, with %.2f%%", fit[false], fit[true])
+	if !(fit[true] >= fit[false]+10) {
+		t.Errorf("biases raised the fit from %.2f%% to %.2f%%, want ≥ 10 points", fit[false], fit[true])
 	}
 }

@@ -14,10 +14,11 @@ import (
 
 // Format and Version identify the envelope of every class without a format
 // of its own (docs/MODEL_FORMAT.md, "Other model classes"). Version 2 adds
-// the counts of a weighted mean of loops (class loop, params.counts).
+// the counts of a weighted mean of loops (class loop, params.counts);
+// version 3 the biases of a REN (class ren, params.biased).
 const (
 	Format  = "gputrain-model"
-	Version = 2
+	Version = 3
 )
 
 // ErrFormat reports a file that is not a valid model file.

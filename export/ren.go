@@ -60,6 +60,11 @@ func (s *Source) renSummary(name string) []string {
 		"                v = C1 x + D11 w + D12 u', w = tanh(v), y' = C2 x + D21 w + D22 u', x(t+1) = A x + B1 w + B2 u',",
 		fmt.Sprintf("                u' = u / u_scale, y = y_scale y'; u_scale %v, y_scale %v; x(0) = 0", m.UScale, m.YScale),
 	)
+	if m.Biased {
+		l = append(l,
+			"biases        : v and x(t+1) add the biases b_v and b_x; y' is then the network's response to u' minus its",
+			"                response to u' = 0 from the same x(0) = 0, simulated beside it (state x0): y' = R(u') - R(0)")
+	}
 	if s.Meta.Ts > 0 {
 		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
 	} else {
@@ -68,8 +73,9 @@ func (s *Source) renSummary(name string) []string {
 	switch s.Claim {
 	case Certified:
 		l = append(l, fmt.Sprintf("passivity     : mode %s (direct parameterization of the passive REN class, nu = %g, eps = %g);", RENMode, m.Nu, m.Eps),
-			"                CERTIFIED PASSIVE: the matrix H of the dissipation LMI is positive definite, so the operator is",
-			"                incrementally passive, <du, dy> >= nu |du|^2, and from rest (no biases) passive, <u, y> >= nu |u|^2")
+			"                CERTIFIED PASSIVE: the matrix H of the dissipation LMI is positive definite, so the network is",
+			"                incrementally passive, <du, dy> >= nu |du|^2 (whatever its biases), and the model from rest passive,",
+			"                <u, y> >= nu |u|^2 (without biases y = R(u) with R(0) = 0; with them y = R(u) - R(0))")
 	default:
 		l = append(l, fmt.Sprintf("passivity     : mode %s; NOT PASSIVE (see above)", s.Meta.Mode))
 	}
@@ -102,7 +108,12 @@ func renC(s *Source, name string) ([]File, error) {
 	def("Y_SCALE", hexf(m.YScale), "y = Y_SCALE y'")
 	s.defineCommon(def, U)
 	def("CERT_MIN_EIG_H", hexf(e.MinEigH), fmt.Sprintf("smallest eigenvalue of H, %.6g > 0", e.MinEigH))
-	fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
+	biased := m.Biased
+	if biased {
+		fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state x and that of its\n   zero-input response x0, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n\tdouble x0[%d];\n} %s_state;\n\n", nx, nx, P)
+	} else {
+		fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
+	}
 	cAPI(&h, P, guard)
 
 	var c bytes.Buffer
@@ -116,16 +127,34 @@ func renC(s *Source, name string) ([]File, error) {
 	cArray(&c, true, P+"_D12", e.D12, "D12")
 	cArray(&c, true, P+"_C2", e.C2, "C2")
 	cArray(&c, true, P+"_D21", e.D21, "D21")
+	if biased {
+		cArray(&c, true, P+"_BX", e.Bx, "b_x, the bias of x(t+1)")
+		cArray(&c, true, P+"_BV", e.Bv, "b_v, the bias of v")
+	}
 	fmt.Fprintf(&c, "static const double %s_D22 = %s;\n\n", P, hexf(e.D22))
-	fmt.Fprintf(&c, "void %s_reset(%s_state *s)\n{\n\tint i;\n\tfor (i = 0; i < %d; i++)\n\t\ts->x[i] = 0.0;\n}\n\n", P, P, nx)
+	resetX0 := ""
+	if biased {
+		resetX0 = "\t\ts->x0[i] = 0.0;\n"
+	}
+	fmt.Fprintf(&c, "void %s_reset(%s_state *s)\n{\n\tint i;\n\tfor (i = 0; i < %d; i++) {\n\t\ts->x[i] = 0.0;\n%s\t}\n}\n\n", P, P, nx, resetX0)
 	fmt.Fprintf(&c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
-	fmt.Fprintf(&c, "double %s_step(%s_state *s, double u)\n{\n\tdouble w[%d], xn[%d];\n\tdouble us = u / %s_U_SCALE, y, a, b;\n\tint i, j;\n\n", P, P, nv, nx, U)
+	bv, bx := "", ""
+	if biased {
+		bv, bx = fmt.Sprintf(" + %s_BV[i]", P), fmt.Sprintf(" + %s_BX[i]", P)
+	}
+	c.WriteString("/* One step of the network from state x on scaled input us: returns y'\n   and writes x(t+1) to x (the sums in PassiveREN.Simulate's order). */\n")
+	fmt.Fprintf(&c, "static double %s_net(double *x, double us)\n{\n\tdouble w[%d], xn[%d];\n\tdouble y, a, b;\n\tint i, j;\n\n", P, nv, nx)
 	c.WriteString("\t/* the equilibrium layer, neuron by neuron */\n")
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * s->x[j];\n", nv, nx, P, nx)
-	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b);\n\t}\n", P, nv, P)
-	fmt.Fprintf(&c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * s->x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * s->x[j];\n", nx, nx, P, nx)
-	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b;\n\t}\n", nv, P, nv, P)
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++)\n\t\ts->x[i] = xn[i];\n\treturn y * %s_Y_SCALE;\n}\n", nx, U)
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * x[j];\n", nv, nx, P, nx)
+	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b%s);\n\t}\n", P, nv, P, bv)
+	fmt.Fprintf(&c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * x[j];\n", nx, nx, P, nx)
+	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b%s;\n\t}\n", nv, P, nv, P, bx)
+	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++)\n\t\tx[i] = xn[i];\n\treturn y;\n}\n\n", nx)
+	fmt.Fprintf(&c, "double %s_step(%s_state *s, double u)\n{\n\tdouble y = %s_net(s->x, u / %s_U_SCALE);\n\n", P, P, P, U)
+	if biased {
+		fmt.Fprintf(&c, "\ty -= %s_net(s->x0, 0.0); /* minus the zero-input response */\n", P)
+	}
+	fmt.Fprintf(&c, "\treturn y * %s_Y_SCALE;\n}\n", U)
 	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
 }

@@ -15,21 +15,27 @@ import (
 )
 
 // renSizes are the passive RENs the export tests write: train's size, a
-// minimal one, and a wide one.
-var renSizes = []struct{ nx, nv int }{{5, 15}, {1, 1}, {8, 24}}
+// minimal one and a wide one without biases, and two biased ones.
+var renSizes = []struct {
+	nx, nv int
+	biased bool
+}{{5, 15, false}, {1, 1, false}, {8, 24, false}, {5, 15, true}, {2, 3, true}}
 
 // writeREN saves a passive REN with seeded random parameters and scales
 // away from 1, as train saves a chosen REN (a gputrain-model file of class
 // ren), and loads it for export.
-func writeREN(t testing.TB, dir string, i, nx, nv int) testCase {
+func writeREN(t testing.TB, dir string, i, nx, nv int, biased bool) testCase {
 	t.Helper()
-	m := &baselines.PassiveREN{States: nx, Neurons: nv, Eps: 1e-6, UScale: 1.7, YScale: 0.6}
+	m := &baselines.PassiveREN{States: nx, Neurons: nv, Eps: 1e-6, Biased: biased, UScale: 1.7, YScale: 0.6}
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(uint64(i+1), 0x9e7))
 	for k := range m.Theta {
 		m.Theta[k] = 0.5 * rng.NormFloat64()
 	}
 	name := fmt.Sprintf("ren%d_%dx%d", i, nx, nv)
+	if biased {
+		name += "b"
+	}
 	path := filepath.Join(dir, name+".json")
 	if err := classes.Save(path, baseline.NewREN(m), classes.Meta{Ts: 0.01}); err != nil {
 		t.Fatal(err)
@@ -52,7 +58,7 @@ func TestRENCMatchesSimulate(t *testing.T) {
 	dir := t.TempDir()
 	var cases []testCase
 	for i, sz := range renSizes {
-		cases = append(cases, writeREN(t, dir, i, sz.nx, sz.nv))
+		cases = append(cases, writeREN(t, dir, i, sz.nx, sz.nv, sz.biased))
 	}
 	worst := driveC(t, cases, 7, 300, func(c testCase, u []float64) []float64 { return c.src.REN.Simulate(u) }, func(c testCase, f File) {
 		if !strings.Contains(string(f.Data), "CERTIFIED PASSIVE") || !strings.Contains(string(f.Data), "smallest eigenvalue of H") {
@@ -68,17 +74,19 @@ func TestRENCMatchesSimulate(t *testing.T) {
 func TestRENFMU(t *testing.T) {
 	cc(t)
 	dir := t.TempDir()
-	c := writeREN(t, dir, 0, 5, 15)
-	files, _ := runFMU(t, dir, c.src, "renfmu", 51, c.src.REN.Simulate)
-	if md := string(files["modelDescription.xml"]); !strings.Contains(md, "REN") || strings.Contains(md, "NOT PASSIVE") {
-		t.Errorf("modelDescription.xml does not describe a certified REN:\n%.600s", md)
+	for _, biased := range []bool{false, true} {
+		c := writeREN(t, dir, 0, 5, 15, biased)
+		files, _ := runFMU(t, dir, c.src, c.name+"fmu", 51, c.src.REN.Simulate)
+		if md := string(files["modelDescription.xml"]); !strings.Contains(md, "REN") || strings.Contains(md, "NOT PASSIVE") {
+			t.Errorf("%s: modelDescription.xml does not describe a certified REN:\n%.600s", c.name, md)
+		}
 	}
 }
 
 // TestRENStateSpaceRefused: a REN is not linear; the refusal says what to
 // export instead.
 func TestRENStateSpaceRefused(t *testing.T) {
-	c := writeREN(t, t.TempDir(), 0, 2, 3)
+	c := writeREN(t, t.TempDir(), 0, 2, 3, false)
 	_, err := StateSpace(c.src, "r")
 	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "--format c or fmu") {
 		t.Errorf("state space of a REN: %v", err)
@@ -94,7 +102,7 @@ func TestPythonRENReader(t *testing.T) {
 	dir := t.TempDir()
 	var cases []testCase
 	for i, sz := range renSizes {
-		cases = append(cases, writeREN(t, dir, i, sz.nx, sz.nv))
+		cases = append(cases, writeREN(t, dir, i, sz.nx, sz.nv, sz.biased))
 	}
 	recs := records(62, 2, 120)
 	var jobs []pyJobFile

@@ -39,7 +39,7 @@ _STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear
 _TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
 
 ENVELOPE_FORMAT = "gputrain-model"
-ENVELOPE_VERSION = 2
+ENVELOPE_VERSION = 3
 MAX_COUNT = 1 << 20  # loop.MaxCount
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
@@ -494,6 +494,14 @@ class LoopMeanModel:
         return "LoopMeanModel(%s, passive=%r)" % (", ".join(repr(m) for m in self.members), self.passive)
 
 
+def _sum_products(a, b, n):
+    # a[0]*b[0] + ... + a[n-1]*b[n-1], summed left to right from 0.0 as Go's loops do
+    s = 0.0
+    for j in range(n):
+        s += a[j] * b[j]
+    return s
+
+
 class RENModel:
     """A passive recurrent equilibrium network read from a gputrain-model file of class "ren"
     (docs/MODEL_FORMAT.md, baselines.PassiveREN): the explicit model is built from the direct
@@ -504,8 +512,13 @@ class RENModel:
         self.ts = _loop_envelope(f)
         p = f.get("params")
         keys = {"states", "neurons", "nu", "eps", "u_scale", "y_scale", "theta"}
-        if not isinstance(p, dict) or set(p) != keys:
-            raise ValueError("params: a REN is an object with exactly the keys %s" % sorted(keys))
+        if not isinstance(p, dict) or not keys <= set(p) <= keys | {"biased"}:
+            raise ValueError("params: a REN is an object with the keys %s and optionally biased" % sorted(keys))
+        biased = p.get("biased", False)
+        if not isinstance(biased, bool):
+            raise ValueError("params.biased: %r is not true or false" % (biased,))
+        if biased and f.get("version") < 3:
+            raise ValueError("params.biased needs version 3 of %s, and the file is version %d" % (ENVELOPE_FORMAT, f.get("version")))
         nx, nv = _int(p["states"], "params.states"), _int(p["neurons"], "params.neurons")
         if nx < 1 or nv < 1:
             raise ValueError("params: states %d and neurons %d must be >= 1" % (nx, nv))
@@ -516,7 +529,7 @@ class RENModel:
         if not (math.isfinite(su) and su > 0 and math.isfinite(sy) and sy > 0):
             raise ValueError("params: u_scale %r and y_scale %r must be finite > 0" % (su, sy))
         n = 2 * nx + nv
-        th = _array(p["theta"], n * n + nx * nx + 1 + 2 * nx + 2 * nv, "params.theta")
+        th = _array(p["theta"], n * n + nx * nx + 1 + 2 * nx + 2 * nv + (nx + nv if biased else 0), "params.theta")
         o = 0
         X = th[o:o + n * n].reshape(n, n); o += n * n
         Y1 = th[o:o + nx * nx].reshape(nx, nx); o += nx * nx
@@ -524,7 +537,11 @@ class RENModel:
         b2 = th[o:o + nx]; o += nx
         d12 = th[o:o + nv]; o += nv
         c2 = th[o:o + nx]; o += nx
-        d21 = th[o:o + nv]
+        d21 = th[o:o + nv]; o += nv
+        # a biased REN's output is its response minus its zero-input response (baselines.PassiveREN)
+        self.biased = biased
+        self.bx = th[o:o + nx] if biased else None; o += nx if biased else 0
+        self.bv = th[o:o + nv] if biased else None
         M = x3 * x3 + eps
         g = np.concatenate([c2, d21 - d12, b2])
         H = X.T @ X + np.outer(g, g) / (2 * M) + eps * np.eye(n)
@@ -545,43 +562,40 @@ class RENModel:
         if not self.passive and not allow_uncertified:
             raise NotPassiveError("the REN's H has smallest eigenvalue %.3g <= 0" % self.min_eig_h)
 
-    def simulate(self, u):
-        """Output for one record from rest (x = 0), in the order of Go's PassiveREN.Simulate."""
+    def _net(self, x, w, us):
+        # One step of the network from state x on scaled input us: y' and x(t+1),
+        # the sums in the order of Go's PassiveREN.Simulate.
         nx, nv = self.states, self.neurons
-        x = np.zeros(nx)
+        for i in range(nv):
+            v = self.D12[i] * us + _sum_products(self.C1[i], x, nx) + _sum_products(self.D11[i], w, i)
+            if self.biased:
+                v += self.bv[i]
+            w[i] = math.tanh(v)
+        y = self.D22 * us + _sum_products(self.C2, x, nx) + _sum_products(self.D21, w, nv)
+        xn = np.empty(nx)
+        for i in range(nx):
+            xn[i] = self.B2[i] * us + _sum_products(self.A[i], x, nx) + _sum_products(self.B1[i], w, nv)
+            if self.biased:
+                xn[i] += self.bx[i]
+        return y, xn
+
+    def simulate(self, u):
+        """Output for one record from rest (x = 0), in the order of Go's PassiveREN.Simulate;
+        a biased REN's output less its zero-input response from the same rest."""
+        nx, nv = self.states, self.neurons
+        x, x0 = np.zeros(nx), np.zeros(nx)
         w = np.zeros(nv)
         y = np.empty(len(u))
         for t, ut in enumerate(u):
-            us = float(ut) / self.u_scale
-            for i in range(nv):
-                a = 0.0
-                for j in range(nx):
-                    a += self.C1[i, j] * x[j]
-                b = 0.0
-                for j in range(i):
-                    b += self.D11[i, j] * w[j]
-                w[i] = math.tanh(self.D12[i] * us + a + b)
-            a = 0.0
-            for j in range(nx):
-                a += self.C2[j] * x[j]
-            b = 0.0
-            for j in range(nv):
-                b += self.D21[j] * w[j]
-            y[t] = (self.D22 * us + a + b) * self.y_scale
-            xn = np.empty(nx)
-            for i in range(nx):
-                a = 0.0
-                for j in range(nx):
-                    a += self.A[i, j] * x[j]
-                b = 0.0
-                for j in range(nv):
-                    b += self.B1[i, j] * w[j]
-                xn[i] = self.B2[i] * us + a + b
-            x = xn
+            yt, x = self._net(x, w, float(ut) / self.u_scale)
+            if self.biased:
+                y0, x0 = self._net(x0, w, 0.0)
+                yt -= y0
+            y[t] = yt * self.y_scale
         return y
 
     def __repr__(self):
-        return "RENModel(states=%d, neurons=%d, nu=%g, passive=%r)" % (self.states, self.neurons, self.nu, self.passive)
+        return "RENModel(states=%d, neurons=%d, nu=%g, biased=%r, passive=%r)" % (self.states, self.neurons, self.nu, self.biased, self.passive)
 
 
 def load(path, allow_uncertified=False):

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +24,8 @@ func tinyREN() *baselines.RENConfig {
 }
 
 // TestSelectREN: with Options.REN the passive REN competes: RENSeeds rows,
-// one per seed from the base seed on, each with its size; the chosen row
+// one per seed from the base seed on, each with its size, the last one
+// biased; the chosen row
 // (one) is the result's, a REN row exactly when RENChosen; a fixed
 // structure field leaves the RENs out, and the plan states their cost.
 func TestSelectREN(t *testing.T) {
@@ -44,10 +46,12 @@ func TestSelectREN(t *testing.T) {
 		t.Fatalf("no REN offered (fit %v)", res.RENFit)
 	}
 	var seeds []uint64
+	var biased []bool
 	chosen := 0
 	for _, r := range res.Rows {
 		if r.REN != nil {
 			seeds = append(seeds, r.REN.Seed)
+			biased = append(biased, r.REN.Biased)
 			if r.REN.States != 2 || r.REN.Neurons != 4 || r.Structure.Branches != 0 || r.Loop != nil {
 				t.Errorf("REN row %+v", r)
 			}
@@ -62,13 +66,16 @@ func TestSelectREN(t *testing.T) {
 			}
 		}
 	}
-	if len(seeds) != RENSeeds || seeds[0] != 7 || seeds[1] != 8 || chosen != 1 || (res.RENChosen && res.LoopChosen) {
+	if len(seeds) != RENSeeds || seeds[0] != 7 || seeds[1] != 8 || seeds[2] != 9 || chosen != 1 || (res.RENChosen && res.LoopChosen) {
 		t.Errorf("REN seeds %v, %d chosen rows, REN chosen %v, loop chosen %v", seeds, chosen, res.RENChosen, res.LoopChosen)
+	}
+	if !slices.Equal(biased, []bool{false, false, true}) {
+		t.Errorf("REN rows biased %v, want the last one only", biased)
 	}
 	if !(res.ValFit() >= res.LinearFit) {
 		t.Errorf("chosen fit %v below the FIR's %v", res.ValFit(), res.LinearFit)
 	}
-	if want := "2 passive RENs"; !strings.Contains(plan, want) {
+	if want := "3 passive RENs (1 of them with biases)"; !strings.Contains(plan, want) {
 		t.Errorf("plan %q does not say %q", plan, want)
 	}
 	fixedBase := tiny()

@@ -73,7 +73,18 @@ func (*renModel) Class() string { return "ren" }
 func (m *renModel) Unwrap() *baselines.PassiveREN { return m.PassiveREN }
 
 func (m *renModel) Certify() (classes.Certificate, error) {
+	if m.Biased {
+		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g; biased: the output is the response minus the zero-input response, passive by the incremental inequality)", m.Nu)}, nil
+	}
 	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g, zero biases)", m.Nu)}, nil
+}
+
+// FileVersion is 3 for a biased REN (params.biased), 1 otherwise.
+func (m *renModel) FileVersion() int {
+	if m.Biased {
+		return 3
+	}
+	return 1
 }
 
 // renParams is the params object of a ren file.
@@ -85,10 +96,12 @@ type renParams struct {
 	UScale  float64   `json:"u_scale"`
 	YScale  float64   `json:"y_scale"`
 	Theta   []float64 `json:"theta"`
+	// Biased: theta ends with the biases b_x and b_v (version 3).
+	Biased bool `json:"biased,omitempty"`
 }
 
 func (m *renModel) MarshalParams() (json.RawMessage, error) {
-	return json.Marshal(renParams{m.States, m.Neurons, m.Nu, m.Eps, m.UScale, m.YScale, m.Theta})
+	return json.Marshal(renParams{m.States, m.Neurons, m.Nu, m.Eps, m.UScale, m.YScale, m.Theta, m.Biased})
 }
 
 func (renClass) DecodeParams(raw json.RawMessage) (classes.Model, error) {
@@ -96,7 +109,7 @@ func (renClass) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 	if err := decodeStrict(raw, &p); err != nil {
 		return nil, err
 	}
-	m := &baselines.PassiveREN{States: p.States, Neurons: p.Neurons, Nu: p.Nu, Eps: p.Eps, UScale: p.UScale, YScale: p.YScale, Theta: p.Theta}
+	m := &baselines.PassiveREN{States: p.States, Neurons: p.Neurons, Nu: p.Nu, Eps: p.Eps, Biased: p.Biased, UScale: p.UScale, YScale: p.YScale, Theta: p.Theta}
 	switch {
 	case p.States < 1 || p.Neurons < 1:
 		return nil, fmt.Errorf("states %d and neurons %d must be ≥ 1", p.States, p.Neurons)
