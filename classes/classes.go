@@ -115,6 +115,7 @@ type Flagged interface {
 type FlagSet interface {
 	IntVar(p *int, name string, value int, usage string)
 	Float64Var(p *float64, name string, value float64, usage string)
+	BoolVar(p *bool, name string, value bool, usage string)
 	StringVar(p *string, name string, value string, usage string)
 	Var(value flag.Value, name string, usage string)
 }

@@ -12,7 +12,10 @@ import (
 )
 
 // renClass is the passive REN: baselines.TrainREN.
-type renClass struct{ States, Neurons, Epochs int }
+type renClass struct {
+	States, Neurons, Epochs int
+	Biased                  bool
+}
 
 func (renClass) Name() string { return "ren" }
 func (renClass) About() string {
@@ -23,6 +26,7 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	def := baselines.SimulationRENConfig()
 	fs.IntVar(&c.States, "ren-states", def.States, "--model ren: dimension of the REN's state")
 	fs.IntVar(&c.Neurons, "ren-neurons", def.Neurons, "--model ren: width of its equilibrium layer")
+	fs.BoolVar(&c.Biased, "ren-biased", false, "--model ren: biases in its state update and equilibrium layer, the output less the zero-input response (passive still; can model a rectifying one-port)")
 	// 0, not the default, so that --class-budget quick sets it as in compare
 	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
@@ -49,6 +53,7 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	if c.Epochs != 0 {
 		cfg.Epochs = c.Epochs
 	}
+	cfg.Biased = c.Biased
 	if opt.Progress != nil {
 		cfg.Progress = func(epoch int, mse, vf float64) {
 			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, cfg.Epochs, mse, vf))

@@ -17,8 +17,14 @@ import (
 // TestSaveREN: a passive REN that the structure search chose is written as
 // a gputrain-model file of class ren that reads back to the same operator,
 // with its certificate and its output figure, and the outcome names the
-// class for --json.
+// class for --json; a biased REN's file is version 3.
 func TestSaveREN(t *testing.T) {
+	for _, biased := range []bool{false, true} {
+		t.Run(fmt.Sprintf("biased=%v", biased), func(t *testing.T) { testSaveREN(t, biased) })
+	}
+}
+
+func testSaveREN(t *testing.T, biased bool) {
 	dir := t.TempDir()
 	d, err := data.ReadFile(namedData(t, dir, 6), data.ReadOptions{UCol: "force", YCol: "position"})
 	if err != nil {
@@ -26,7 +32,7 @@ func TestSaveREN(t *testing.T) {
 	}
 	train, val := data.HoldOut(d, 1)
 	cfg := baselines.SimulationRENConfig()
-	cfg.States, cfg.Neurons, cfg.Epochs = 2, 3, 2
+	cfg.States, cfg.Neurons, cfg.Epochs, cfg.Biased = 2, 3, 2, biased
 	m, err := baselines.TrainREN(train, val, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +44,7 @@ func TestSaveREN(t *testing.T) {
 	out := filepath.Join(dir, "ren.json")
 	job := trainJob{out: out, plotDir: plots, train: train, val: val}
 	sr := &search.Result{REN: m, RENFit: 42.5, RENChosen: true,
-		Rows: []search.Row{{Name: "ren 2 states × 3 neurons, seed 1", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 1}, ValFit: 42.5, Chosen: true}}}
+		Rows: []search.Row{{Name: "ren 2 states × 3 neurons, seed 1", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 1, Biased: biased}, ValFit: 42.5, Chosen: true}}}
 	oc, err := saveLoop(&job, sr, trainOutcome{})
 	if err != nil {
 		t.Fatal(err)
@@ -46,9 +52,12 @@ func TestSaveREN(t *testing.T) {
 	if !oc.saved || oc.class != "ren" || oc.res.BestValFit != 42.5 || !oc.res.Cert.Passive {
 		t.Errorf("outcome %+v", oc)
 	}
-	back, _, err := classes.Load(out)
+	back, meta, err := classes.Load(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := map[bool]int{false: 1, true: 3}[biased]; meta.Version != want {
+		t.Errorf("file version %d, want %d", meta.Version, want)
 	}
 	cert, err := back.Certify()
 	if err != nil || !cert.Passive || back.Class() != "ren" {

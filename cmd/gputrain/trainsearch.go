@@ -56,6 +56,9 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 		delete(extra, "decay")
 		extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
 		extra["seed"], extra["workers"], extra["val-skip"] = sr.Rows[renRowOf(sr)].REN.Seed, chosen.Workers, chosen.ValSkip
+		if sr.REN.Biased {
+			extra["ren-biased"] = true
+		}
 		job.settings, _ = json.Marshal(extra)
 	} else if sr.LoopChosen {
 		// The loop's settings as train --model loop takes them, so that the
