@@ -58,23 +58,12 @@ func (s *Source) summary(name string) []string {
 		return s.loopSummary(name)
 	}
 	m := s.Model
-	var l []string
-	if mk := s.Marker(); mk != "" {
-		l = append(l, "*** "+mk+" ***", "")
-	}
+	l := s.summaryHead(fmt.Sprintf("%s: a lifted FIR (NFIR) model exported by gputrain %s. Do not edit: re-export.", name, toolVersion()))
 	l = append(l,
-		fmt.Sprintf("%s: a lifted FIR (NFIR) model exported by gputrain %s. Do not edit: re-export.", name, toolVersion()),
-		"",
-		"model file    : "+s.File,
-		"model SHA-256 : "+s.SHA256,
 		fmt.Sprintf("structure     : %d branches x %d taps, R1 = %d, R2 = %d, hidden %v, feedback %v, linear taps %d, hold_start %v",
 			m.Branches, m.Taps, m.R1, m.R2, m.Hidden, m.Feedback, m.LinearTaps, m.HoldStart),
+		s.tsLine(),
 	)
-	if s.Meta.Ts > 0 {
-		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
-	} else {
-		l = append(l, "sampling time : unknown (not in the model file)")
-	}
 	switch s.Claim {
 	case Certified:
 		l = append(l, fmt.Sprintf("passivity     : mode %s; CERTIFIED PASSIVE: every FIR has Re G(e^{iw}) >= 0 at every w,", s.Meta.Mode),
@@ -90,6 +79,24 @@ func (s *Source) summary(name string) []string {
 		l = append(l, fmt.Sprintf("  linear FIR  : min Re G >= %.17g at w = %.17g rad/sample", c.MinRe, c.Omega))
 	}
 	return l
+}
+
+// summaryHead is the start of every summary: the marker of an uncertified
+// model, the title line, and the model file and its hash.
+func (s *Source) summaryHead(title string) []string {
+	var l []string
+	if mk := s.Marker(); mk != "" {
+		l = append(l, "*** "+mk+" ***", "")
+	}
+	return append(l, title, "", "model file    : "+s.File, "model SHA-256 : "+s.SHA256)
+}
+
+// tsLine is the summary's sampling-time line.
+func (s *Source) tsLine() string {
+	if s.Meta.Ts > 0 {
+		return fmt.Sprintf("sampling time : %g s", s.Meta.Ts)
+	}
+	return "sampling time : unknown (not in the model file)"
 }
 
 // cComment writes lines as a C block comment, keeping the content ASCII
@@ -165,18 +172,13 @@ func C(s *Source, name string) ([]File, error) {
 		ulen = max(ulen, mG)
 	}
 	lines := s.summary(name)
-	lines = append(lines, "",
-		"Use: "+P+"_state s; "+P+"_init(&s); then y = "+P+"_step(&s, u) once per sample, in order.",
+	lines = append(lines, cUse(P,
 		P+"_step returns y(t) for u(t): the model has direct feedthrough (y(t) depends on u(t)).",
 		"A feedback model feeds back its own output, q(t) = y(t-1), q(0) = 0, as gputrain simulate does;",
-		P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).",
-		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
-		"No allocation, no global state: one "+P+"_state per running instance.")
+		P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).")...)
 
 	var h bytes.Buffer
-	cComment(&h, lines)
-	guard := U + "_H_INCLUDED"
-	fmt.Fprintf(&h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	guard := cHeaderStart(&h, lines, U)
 	def := cDefiner(&h, U)
 	def("BRANCHES", mN, "m_N, lifted FIR branches")
 	def("TAPS", mG, "m_G, taps per branch")
@@ -321,6 +323,26 @@ func C(s *Source, name string) ([]File, error) {
 
 // cAPI ends a header: the declarations of P_init, P_reset and P_step that
 // every exported model has, and the include guard's end.
+// cUse is the usage part of a model's comment block, the same for every
+// model kind around what is the kind's own (middle).
+func cUse(P string, middle ...string) []string {
+	l := []string{"", "Use: " + P + "_state s; " + P + "_init(&s); then y = " + P + "_step(&s, u) once per sample, in order."}
+	l = append(l, middle...)
+	return append(l,
+		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
+		"No allocation, no global state: one "+P+"_state per running instance.")
+}
+
+// cHeaderStart writes the start of a model's header to h: its comment block
+// and the include guard with C linkage opened, which cAPI closes; it
+// returns the guard's name.
+func cHeaderStart(h *bytes.Buffer, lines []string, U string) string {
+	cComment(h, lines)
+	guard := U + "_H_INCLUDED"
+	fmt.Fprintf(h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	return guard
+}
+
 func cAPI(h *bytes.Buffer, P, guard string) {
 	fmt.Fprintf(h, "/* %s_init prepares a state for its first step (the same as %s_reset). */\nvoid %s_init(%s_state *s);\n", P, P, P, P)
 	fmt.Fprintf(h, "/* %s_reset returns to rest: the next step is sample t = 0. */\nvoid %s_reset(%s_state *s);\n", P, P, P)

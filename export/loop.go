@@ -147,16 +147,7 @@ func (s *Source) kind() string {
 
 // loopSummary is summary for a loop.
 func (s *Source) loopSummary(name string) []string {
-	var l []string
-	if mk := s.Marker(); mk != "" {
-		l = append(l, "*** "+mk+" ***", "")
-	}
-	l = append(l,
-		fmt.Sprintf("%s: a %s, exported by gputrain %s. Do not edit: re-export.", name, s.kind(), toolVersion()),
-		"",
-		"model file    : "+s.File,
-		"model SHA-256 : "+s.SHA256,
-	)
+	l := s.summaryHead(fmt.Sprintf("%s: a %s, exported by gputrain %s. Do not edit: re-export.", name, s.kind(), toolVersion()))
 	for i, m := range s.Loop {
 		head := "structure     : loop"
 		if len(s.Loop) > 1 {
@@ -173,11 +164,7 @@ func (s *Source) loopSummary(name string) []string {
 	} else if s.Loop.Weighted() {
 		l = append(l, fmt.Sprintf("                y = (%s) / %d: the loops run side by side on the same u, loop i counted c_i times", weightedSum(s.Loop), s.Loop.Total()))
 	}
-	if s.Meta.Ts > 0 {
-		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
-	} else {
-		l = append(l, "sampling time : unknown (not in the model file)")
-	}
+	l = append(l, s.tsLine())
 	switch s.Claim {
 	case Certified:
 		l = append(l, "passivity     : mode "+LoopMode+" (every FIR's taps are the half autocorrelation of free factors);",
@@ -218,30 +205,25 @@ func loopC(s *Source, name string) ([]File, error) {
 	P, U := name, strings.ToUpper(name)
 	n := len(s.Loop)
 	lines := s.summary(name)
-	lines = append(lines, "",
-		"Use: "+P+"_state s; "+P+"_init(&s); then y = "+P+"_step(&s, u) once per sample, in order.",
-		P+"_step returns y(t) for u(t): the loop has direct feedthrough (y(t) depends on u(t)).",
+	middle := []string{
+		P + "_step returns y(t) for u(t): the loop has direct feedthrough (y(t) depends on u(t)).",
 		"Each step solves the loop's algebraic equation in closed form, as loop.Model.Simulate does: in",
 		"normalized units u' = u/u_scale, with gains n(t) from the lifting network on u'(t-R1+1..t) and",
 		"y'(t-R2..t-1), H1's output is a1 e(t) + r1 and H2's is a2 y'(t) + r2, where a = sum_j n_j(t)^2 g_j(0)",
 		"+ lin(0) >= 0 and r holds every term of an earlier sample, so y'(t) = (a1 (u'(t) - r2) + r1) / (1 + a1 a2),",
-		"e(t) = u'(t) - a2 y'(t) - r2, and y(t) = y_scale y'(t).")
+		"e(t) = u'(t) - a2 y'(t) - r2, and y(t) = y_scale y'(t).",
+	}
 	if n > 1 {
 		if s.Loop.Weighted() {
-			lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their weighted mean, %s_m<i>'s output counted c_i times: y = (%s) / %d.", n, P, P, n-1, P, P, weightedSum(s.Loop), s.Loop.Total()))
+			middle = append(middle, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their weighted mean, %s_m<i>'s output counted c_i times: y = (%s) / %d.", n, P, P, n-1, P, P, weightedSum(s.Loop), s.Loop.Total()))
 		} else {
-			lines = append(lines, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their mean.", n, P, P, n-1, P))
+			middle = append(middle, fmt.Sprintf("The %d loops run side by side on the same u (%s_m0, ..., %s_m%d); %s_step returns their mean.", n, P, P, n-1, P))
 		}
 	}
-	lines = append(lines,
-		P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).",
-		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
-		"No allocation, no global state: one "+P+"_state per running instance.")
+	lines = append(lines, cUse(P, append(middle, P+"_reset returns to rest (all signals zero before the next sample, which is t = 0).")...)...)
 
 	h := new(bytes.Buffer)
-	cComment(h, lines)
-	guard := U + "_H_INCLUDED"
-	fmt.Fprintf(h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	guard := cHeaderStart(h, lines, U)
 	def := cDefiner(h, U)
 	s.defineCommon(def, U)
 	nf := len(s.LoopCert)

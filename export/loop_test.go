@@ -208,6 +208,38 @@ type pyJobFile struct {
 	U    [][]string `json:"u"`
 }
 
+// pyJobs is one job per test case, each run on the records recs.
+func pyJobs(cases []testCase, recs [][]float64) []pyJobFile {
+	var jobs []pyJobFile
+	for _, c := range cases {
+		var us [][]string
+		for _, u := range recs {
+			us = append(us, hexAll(u))
+		}
+		jobs = append(jobs, pyJobFile{c.path, us})
+	}
+	return jobs
+}
+
+// editedCopy writes a copy of the file at path, named name in a temporary
+// directory, with the first old in it replaced by new, and returns the
+// copy's path: a file the readers must refuse.
+func editedCopy(t *testing.T, path, name, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s has no %q to edit", path, old)
+	}
+	out := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(out, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // pyHarnessResult is pyLoopHarness's answer for one job.
 type pyHarnessResult struct {
 	Passive bool       `json:"passive"`
@@ -250,19 +282,8 @@ func TestPythonLoopReader(t *testing.T) {
 	py := python(t)
 	cases := loopCases(t)
 	recs := records(61, 2, 150)
-	var jobs []pyJobFile
-	for _, c := range cases {
-		jobs = append(jobs, pyJobFile{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
-	}
-	b, err := os.ReadFile(cases[0].path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := filepath.Join(t.TempDir(), "bad.json")
-	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), `"theta": [`, `"theta": [0.5, `, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	jobs = append(jobs, pyJobFile{bad, nil})
+	jobs := pyJobs(cases, recs)
+	jobs = append(jobs, pyJobFile{editedCopy(t, cases[0].path, "bad.json", `"theta": [`, `"theta": [0.5, `), nil})
 	// a weighted mean's counts in a version-1 file: refused
 	var weighted string
 	for _, c := range cases {
@@ -273,15 +294,7 @@ func TestPythonLoopReader(t *testing.T) {
 	if weighted == "" {
 		t.Fatal("no weighted mean among the cases")
 	}
-	wb, err := os.ReadFile(weighted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := filepath.Join(t.TempDir(), "v1counts.json")
-	if err := os.WriteFile(old, []byte(strings.Replace(string(wb), `"version": 2`, `"version": 1`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	jobs = append(jobs, pyJobFile{old, nil})
+	jobs = append(jobs, pyJobFile{editedCopy(t, weighted, "v1counts.json", `"version": 2`, `"version": 1`), nil})
 	res := runPyHarness(t, py, jobs)
 	for i, c := range cases {
 		r := res[i]

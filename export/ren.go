@@ -47,15 +47,8 @@ func loadREN(path string, b []byte, allowUncertified bool, src *Source) (*Source
 // renSummary is summary for a passive REN.
 func (s *Source) renSummary(name string) []string {
 	m, e := s.REN, s.RENMat
-	var l []string
-	if mk := s.Marker(); mk != "" {
-		l = append(l, "*** "+mk+" ***", "")
-	}
+	l := s.summaryHead(fmt.Sprintf("%s: a %s, exported by gputrain %s. Do not edit: re-export.", name, s.kind(), toolVersion()))
 	l = append(l,
-		fmt.Sprintf("%s: a %s, exported by gputrain %s. Do not edit: re-export.", name, s.kind(), toolVersion()),
-		"",
-		"model file    : "+s.File,
-		"model SHA-256 : "+s.SHA256,
 		fmt.Sprintf("structure     : %d states, %d neurons (tanh, an equilibrium layer solved neuron by neuron: D11 is strictly lower);", m.States, m.Neurons),
 		"                v = C1 x + D11 w + D12 u', w = tanh(v), y' = C2 x + D21 w + D22 u', x(t+1) = A x + B1 w + B2 u',",
 		fmt.Sprintf("                u' = u / u_scale, y = y_scale y'; u_scale %v, y_scale %v; x(0) = 0", m.UScale, m.YScale),
@@ -65,11 +58,7 @@ func (s *Source) renSummary(name string) []string {
 			"biases        : v and x(t+1) add the biases b_v and b_x; y' is then the network's response to u' minus its",
 			"                response to u' = 0 from the same x(0) = 0, simulated beside it (state x0): y' = R(u') - R(0)")
 	}
-	if s.Meta.Ts > 0 {
-		l = append(l, fmt.Sprintf("sampling time : %g s", s.Meta.Ts))
-	} else {
-		l = append(l, "sampling time : unknown (not in the model file)")
-	}
+	l = append(l, s.tsLine())
 	switch s.Claim {
 	case Certified:
 		l = append(l, fmt.Sprintf("passivity     : mode %s (direct parameterization of the passive REN class, nu = %g, eps = %g);", RENMode, m.Nu, m.Eps),
@@ -90,17 +79,12 @@ func renC(s *Source, name string) ([]File, error) {
 	P, U := name, strings.ToUpper(name)
 	nx, nv := e.States, e.Neurons
 	lines := s.summary(name)
-	lines = append(lines, "",
-		"Use: "+P+"_state s; "+P+"_init(&s); then y = "+P+"_step(&s, u) once per sample, in order.",
+	lines = append(lines, cUse(P,
 		P+"_step returns y(t) for u(t): the model has direct feedthrough (D22 > 0).",
-		P+"_reset returns to rest (x = 0; the next sample is t = 0).",
-		"Compile as C99 or later, without -ffast-math (it reorders the sums); link with -lm (tanh).",
-		"No allocation, no global state: one "+P+"_state per running instance.")
+		P+"_reset returns to rest (x = 0; the next sample is t = 0).")...)
 
 	var h bytes.Buffer
-	cComment(&h, lines)
-	guard := U + "_H_INCLUDED"
-	fmt.Fprintf(&h, "#ifndef %s\n#define %s\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", guard, guard)
+	guard := cHeaderStart(&h, lines, U)
 	def := cDefiner(&h, U)
 	def("STATES", nx, "n_x, the REN's state")
 	def("NEURONS", nv, "n_v, its equilibrium layer")

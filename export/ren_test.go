@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,7 +95,8 @@ func TestRENStateSpaceRefused(t *testing.T) {
 // TestPythonRENReader holds python/gputrain_model.py's RENModel to
 // PassiveREN.Simulate at 1e-12 relative on every test REN, checks that it
 // finds H positive definite as Go does, and that it refuses a file whose
-// theta has the wrong length, naming the field.
+// theta has the wrong length, naming the field, and a biased REN in a file
+// of version 2, as Go does.
 func TestPythonRENReader(t *testing.T) {
 	py := python(t)
 	dir := t.TempDir()
@@ -105,19 +105,19 @@ func TestPythonRENReader(t *testing.T) {
 		cases = append(cases, writeREN(t, dir, i, sz.nx, sz.nv, sz.biased))
 	}
 	recs := records(62, 2, 120)
-	var jobs []pyJobFile
+	jobs := pyJobs(cases, recs)
+	jobs = append(jobs, pyJobFile{editedCopy(t, cases[0].path, "bad.json", `"theta": [`, `"theta": [0.5, `), nil})
+	var biased string
 	for _, c := range cases {
-		jobs = append(jobs, pyJobFile{c.path, [][]string{hexAll(recs[0]), hexAll(recs[1])}})
+		if c.src.REN.Biased {
+			biased = c.path
+		}
 	}
-	b, err := os.ReadFile(cases[0].path)
-	if err != nil {
-		t.Fatal(err)
+	old := editedCopy(t, biased, "v2biased.json", `"version": 3`, `"version": 2`)
+	if _, _, err := classes.Load(old); err == nil {
+		t.Errorf("Go read a biased REN from a version-2 file")
 	}
-	bad := filepath.Join(dir, "bad.json")
-	if err := os.WriteFile(bad, []byte(strings.Replace(string(b), `"theta": [`, `"theta": [0.5, `, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	jobs = append(jobs, pyJobFile{bad, nil})
+	jobs = append(jobs, pyJobFile{old, nil})
 	res := runPyHarness(t, py, jobs)
 	for i, c := range cases {
 		r := res[i]
@@ -131,7 +131,10 @@ func TestPythonRENReader(t *testing.T) {
 			compareRel(t, fmt.Sprintf("%s record %d", c.name, k), parseAll(t, r.Closed[k]), c.src.REN.Simulate(u))
 		}
 	}
-	if r := res[len(res)-1]; !strings.Contains(r.Refused, "params.theta") {
+	if r := res[len(res)-2]; !strings.Contains(r.Refused, "params.theta") {
 		t.Errorf("a REN file with one number too many in theta: %+v, want a refusal naming params.theta", r)
+	}
+	if r := res[len(res)-1]; !strings.Contains(r.Refused, "params.biased needs version 3") {
+		t.Errorf("a biased REN in a version-2 file: %+v, want a refusal naming params.biased", r)
 	}
 }
