@@ -25,6 +25,10 @@ type RENConfig struct {
 	// the output is then the REN's response minus its response to u = 0
 	// from the same initial state (see PassiveREN).
 	Biased bool
+	// Gated multiplies every neuron of the equilibrium layer by a gate
+	// σ(W_g x + u_g u + b_g) in (0, 1) (see PassiveREN). It cannot be
+	// combined with Biased.
+	Gated  bool
 	Epochs int // maximum number of passes over the training trajectories
 	Batch  int // trajectories per Adam step
 	LR     float64
@@ -100,6 +104,8 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 		return c, fmt.Errorf("baselines: REN: skip %d and val-skip %d must be ≥ 0: %w", c.Skip, c.ValSkip, ErrConfig)
 	case !(c.Nu >= 0) || math.IsInf(c.Nu, 0), !(c.Eps > 0) || math.IsInf(c.Eps, 0), !(c.Clip >= 0):
 		return c, fmt.Errorf("baselines: REN: ν %v must be ≥ 0, ε %v > 0, clip %v ≥ 0: %w", c.Nu, c.Eps, c.Clip, ErrConfig)
+	case c.Biased && c.Gated:
+		return c, fmt.Errorf("baselines: REN: a REN is biased or gated, not both (the biased output needs incremental passivity, which gates do not keep): %w", ErrConfig)
 	}
 	return c, nil
 }
@@ -122,6 +128,19 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 // R(0) is a fixed signal, simulated beside the model (it settles at the
 // zero-input equilibrium, the REN being contracting).
 //
+// Gated multiplies neuron i by a gate s_i = σ(W_g x + u_g u + b_g)_i in
+// (0, 1), w_i = s_i tanh(v_i), the logistic σ scheduled by the state and the
+// input, as a GRU's gates are. The passivity proof of the direct
+// parameterization uses only the sector condition w_i (v_i − w_i) ≥ 0, which
+// s_i tanh(v_i) meets whatever s_i in [0, 1] is, so a gated REN is passive,
+// ⟨u, y⟩ ≥ ν‖u‖² from rest with storage xᵀPx. It is not incrementally passive
+// nor contracting: the gates' slope is not bounded, and that is the point.
+// A contracting model forgets any difference between two trajectories at
+// one rate, and cannot follow a lightly damped oscillation whose frequency
+// moves with its amplitude (a drive with play): two such oscillations drift
+// apart in phase. Without biases in v or x⁺ (b_g sits inside the gate) u = 0
+// from rest still gives y = 0.
+//
 // With n = 2n_x + n_v the direct parameters are X (n×n), Y1 (n_x×n_x), X3, B2
 // (n_x), D12 (n_v), C2 (n_x) and D21 (n_v). With M = X3² + ε, D22 = ν + M and
 // g = [C2ᵀ; D21ᵀ − D12; B2], the matrix
@@ -142,9 +161,10 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 type PassiveREN struct {
 	States, Neurons int
 	Nu, Eps         float64
-	Biased          bool
+	Biased, Gated   bool
 	// Theta holds the direct parameters flattened: X (row-major), Y1 (row-major),
-	// X3, B2, D12, C2, D21, and when Biased b_x (n_x) and b_v (n_v).
+	// X3, B2, D12, C2, D21, when Biased b_x (n_x) and b_v (n_v), and when
+	// Gated W_g (n_v×n_x, row-major), u_g (n_v) and b_g (n_v).
 	Theta []float64
 	// UScale and YScale are the RMS of the training input and output; fixed, not
 	// trained, and not counted in NumParams.
@@ -159,12 +179,9 @@ type PassiveREN struct {
 
 // NumParams returns the number of trained parameters, n² + n_x² + 1 + 2n_x + 2n_v
 // with n = 2n_x + n_v (691 for n_x = 5, n_v = 15), and n_x + n_v more when
-// Biased.
+// Biased, n_v(n_x + 2) more when Gated.
 func (m *PassiveREN) NumParams() int {
-	if m.Biased {
-		return renParams(m.States, m.Neurons) + m.States + m.Neurons
-	}
-	return renParams(m.States, m.Neurons)
+	return m.offsets().last
 }
 
 func renParams(nx, nv int) int {
@@ -173,7 +190,7 @@ func renParams(nx, nv int) int {
 }
 
 // renOffsets locates the direct parameters in Theta.
-type renOffsets struct{ x, y1, x3, b2, d12, c2, d21, end, bx, bv int }
+type renOffsets struct{ x, y1, x3, b2, d12, c2, d21, end, bx, bv, wg, ug, bg, last int }
 
 func (m *PassiveREN) offsets() renOffsets {
 	nx, nv := m.States, m.Neurons
@@ -189,6 +206,16 @@ func (m *PassiveREN) offsets() renOffsets {
 	o.end = o.d21 + nv
 	o.bx = o.end
 	o.bv = o.bx + nx
+	o.wg = o.end
+	if m.Biased {
+		o.wg = o.bv + nv
+	}
+	o.ug = o.wg + nv*nx
+	o.bg = o.ug + nv
+	o.last = o.wg
+	if m.Gated {
+		o.last = o.bg + nv
+	}
 	return o
 }
 
@@ -206,6 +233,8 @@ type renExplicit struct {
 	D21    []float64  // nv
 	D22    float64
 	bx, bv []float64 // biases of x⁺ and v (nil: unbiased)
+	Wg     []float64 // n_v×n_x row-major; with ug, bg the gates (nil: ungated)
+	ug, bg []float64
 
 	// construction intermediates
 	H      *mat.Dense // n×n
@@ -284,12 +313,30 @@ func (m *PassiveREN) explicit() (*renExplicit, error) {
 	if m.Biased {
 		e.bx, e.bv = slices.Clone(th[o.bx:o.bx+nx]), slices.Clone(th[o.bv:o.bv+nv])
 	}
+	if m.Gated {
+		e.Wg = slices.Clone(th[o.wg:o.ug])
+		e.ug, e.bg = slices.Clone(th[o.ug:o.bg]), slices.Clone(th[o.bg:o.bg+nv])
+	}
 	return e, nil
 }
 
 // renTape holds one trajectory's forward pass for the backward pass.
 type renTape struct {
-	x, w, v []float64 // T·nx, T·nv, T·nv
+	x, w, v, s []float64 // T·nx, T·nv, T·nv, T·nv (the gates; nil when ungated)
+}
+
+func newRENTape(T, nx, nv int, gated bool) *renTape {
+	t := &renTape{x: make([]float64, T*nx), w: make([]float64, T*nv), v: make([]float64, T*nv)}
+	if gated {
+		t.s = make([]float64, T*nv)
+	}
+	return t
+}
+
+// gate returns neuron i's gate σ(W_g x + u_g u + b_g)_i.
+func (e *renExplicit) gate(i int, x []float64, u float64) float64 {
+	z := e.bg[i] + e.ug[i]*u + dot(e.Wg[i*e.nx:(i+1)*e.nx], x)
+	return 1 / (1 + math.Exp(-z))
 }
 
 // simulate runs the explicit model on scaled input us from rest; it fills y and,
@@ -309,6 +356,13 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 			}
 			v[i] = s
 			w[i] = math.Tanh(s)
+			if e.Wg != nil {
+				g := e.gate(i, x, u)
+				w[i] *= g
+				if tape != nil {
+					tape.s[t*nv+i] = g
+				}
+			}
 		}
 		y[t] = e.D22*u + dot(e.C2, x) + dot(e.D21, w)
 		if tape != nil {
@@ -332,16 +386,17 @@ type renGrad struct {
 	B2, D12, C2, D21 []float64
 	D22              float64
 	bx, bv           []float64
+	Wg, ug, bg       []float64
 }
 
 func newRENGrad(nx, nv int) *renGrad {
 	return &renGrad{A: make([]float64, nx*nx), B1: make([]float64, nx*nv), C1: make([]float64, nv*nx), D11: make([]float64, nv*nv),
 		B2: make([]float64, nx), D12: make([]float64, nv), C2: make([]float64, nx), D21: make([]float64, nv),
-		bx: make([]float64, nx), bv: make([]float64, nv)}
+		bx: make([]float64, nx), bv: make([]float64, nv), Wg: make([]float64, nv*nx), ug: make([]float64, nv), bg: make([]float64, nv)}
 }
 
 func (g *renGrad) add(o *renGrad) {
-	for _, p := range [][2][]float64{{g.A, o.A}, {g.B1, o.B1}, {g.C1, o.C1}, {g.D11, o.D11}, {g.B2, o.B2}, {g.D12, o.D12}, {g.C2, o.C2}, {g.D21, o.D21}, {g.bx, o.bx}, {g.bv, o.bv}} {
+	for _, p := range [][2][]float64{{g.A, o.A}, {g.B1, o.B1}, {g.C1, o.C1}, {g.D11, o.D11}, {g.B2, o.B2}, {g.D12, o.D12}, {g.C2, o.C2}, {g.D21, o.D21}, {g.bx, o.bx}, {g.bv, o.bv}, {g.Wg, o.Wg}, {g.ug, o.ug}, {g.bg, o.bg}} {
 		for i := range p[0] {
 			p[0][i] += p[1][i]
 		}
@@ -350,7 +405,7 @@ func (g *renGrad) add(o *renGrad) {
 }
 
 func (g *renGrad) zero() {
-	for _, p := range [][]float64{g.A, g.B1, g.C1, g.D11, g.B2, g.D12, g.C2, g.D21, g.bx, g.bv} {
+	for _, p := range [][]float64{g.A, g.B1, g.C1, g.D11, g.B2, g.D12, g.C2, g.D21, g.bx, g.bv, g.Wg, g.ug, g.bg} {
 		clear(p)
 	}
 	g.D22 = 0
@@ -391,7 +446,18 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 		// the equilibrium layer, last neuron first (D11 is strictly lower)
 		for i := nv - 1; i >= 0; i-- {
 			th := math.Tanh(v[i])
-			if vb := wb[i] * (1 - th*th); vb != 0 {
+			sb := 1.0
+			if tape.s != nil {
+				// w = s·tanh(v), s = σ(z), z = W_g x + u_g u + b_g
+				s := tape.s[t*nv+i]
+				if zb := wb[i] * th * s * (1 - s); zb != 0 {
+					backRow(g.Wg[i*nx:i*nx+nx], e.Wg[i*nx:], x, xb, zb)
+					g.ug[i] += zb * u
+					g.bg[i] += zb
+				}
+				sb = s
+			}
+			if vb := wb[i] * sb * (1 - th*th); vb != 0 {
 				backRow(g.C1[i*nx:i*nx+nx], C1.Data[i*C1.Stride:], x, xb, vb)
 				backRow(g.D11[i*nv:i*nv+i], D11.Data[i*D11.Stride:], w[:i], wb[:i], vb)
 				g.D12[i] += vb * u
@@ -518,6 +584,11 @@ func (m *PassiveREN) direct(e *renExplicit, g *renGrad, grad []float64) error {
 		copy(grad[o.bx:o.bx+nx], g.bx)
 		copy(grad[o.bv:o.bv+nv], g.bv)
 	}
+	if m.Gated {
+		copy(grad[o.wg:o.ug], g.Wg)
+		copy(grad[o.ug:o.bg], g.ug)
+		copy(grad[o.bg:o.bg+nv], g.bg)
+	}
 	return nil
 }
 
@@ -617,7 +688,7 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 				skip := max(it.score-it.from, 0)
 				T := len(us)
 				if grad != nil {
-					tape = &renTape{x: make([]float64, T*m.States), w: make([]float64, T*m.Neurons), v: make([]float64, T*m.Neurons)}
+					tape = newRENTape(T, m.States, m.Neurons, m.Gated)
 				}
 				yh := make([]float64, T)
 				e.simulate(us, yh, tape)
@@ -626,7 +697,7 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 				if e.bx != nil {
 					zeros, y0 = make([]float64, T), make([]float64, T)
 					if grad != nil {
-						tape0 = &renTape{x: make([]float64, T*m.States), w: make([]float64, T*m.Neurons), v: make([]float64, T*m.Neurons)}
+						tape0 = newRENTape(T, m.States, m.Neurons, m.Gated)
 					}
 					e.simulate(zeros, y0, tape0)
 					for t := range yh {
@@ -697,7 +768,7 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	if err != nil {
 		return nil, err
 	}
-	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, Biased: cfg.Biased, UScale: su, YScale: sy}
+	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, Biased: cfg.Biased, Gated: cfg.Gated, UScale: su, YScale: sy}
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
 	m.init(rng)
@@ -830,6 +901,18 @@ func (m *PassiveREN) init(rng *rand.Rand) {
 	glorot(o.d12, nv, 1)
 	glorot(o.c2, 1, nx)
 	glorot(o.d21, 1, nv)
+	if m.Gated {
+		// Gates start near open (σ(2) ≈ 0.88) and weakly scheduled, so that
+		// a gated REN starts as a REN does.
+		for i := range nv {
+			m.Theta[o.bg+i] = 2
+		}
+		glorot(o.wg, nv, nx)
+		glorot(o.ug, nv, 1)
+		for k := o.wg; k < o.bg; k++ {
+			m.Theta[k] *= 0.1
+		}
+	}
 }
 
 // RENMatrices is the explicit model of a PassiveREN (see PassiveREN), the
@@ -844,8 +927,12 @@ type RENMatrices struct {
 	D22              float64
 	// Bx and Bv are the biases b_x (n_x) and b_v (n_v) of a biased REN,
 	// nil without: the output is then y = R(u) − R(0) (see PassiveREN).
-	Bx, Bv  []float64
-	MinEigH float64
+	Bx, Bv []float64
+	// Wg (n_v×n_x), Ug and Bg (n_v) are the gates of a gated REN, nil
+	// without: w_i = σ(Wg_i x + Ug_i u + Bg_i)·tanh(v_i), σ the logistic
+	// function, the gate's sum in that order (see PassiveREN).
+	Wg, Ug, Bg []float64
+	MinEigH    float64
 }
 
 // Matrices returns the explicit model that Simulate runs (on u/UScale, its
@@ -869,7 +956,7 @@ func (m *PassiveREN) Matrices() (*RENMatrices, error) {
 	}
 	return &RENMatrices{States: e.nx, Neurons: e.nv, A: raw(e.A), B1: raw(e.B1), C1: raw(e.C1), D11: raw(e.D11),
 		B2: slices.Clone(e.B2), D12: slices.Clone(e.D12), C2: slices.Clone(e.C2), D21: slices.Clone(e.D21), D22: e.D22,
-		Bx: slices.Clone(e.bx), Bv: slices.Clone(e.bv), MinEigH: slices.Min(eig.Values(nil))}, nil
+		Bx: slices.Clone(e.bx), Bv: slices.Clone(e.bv), Wg: slices.Clone(e.Wg), Ug: slices.Clone(e.ug), Bg: slices.Clone(e.bg), MinEigH: slices.Min(eig.Values(nil))}, nil
 }
 
 // symmetric returns the symmetric part of the square matrix h, row-major.

@@ -15,10 +15,11 @@ import (
 // Format and Version identify the envelope of every class without a format
 // of its own (docs/MODEL_FORMAT.md, "Other model classes"). Version 2 adds
 // the counts of a weighted mean of loops (class loop, params.counts);
-// version 3 the biases of a REN (class ren, params.biased).
+// version 3 the biases of a REN (class ren, params.biased); version 4 the
+// gates of a REN (class ren, params.gated).
 const (
 	Format  = "gputrain-model"
-	Version = 3
+	Version = 4
 )
 
 // ErrFormat reports a file that is not a valid model file.

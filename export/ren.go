@@ -58,13 +58,20 @@ func (s *Source) renSummary(name string) []string {
 			"biases        : v and x(t+1) add the biases b_v and b_x; y' is then the network's response to u' minus its",
 			"                response to u' = 0 from the same x(0) = 0, simulated beside it (state x0): y' = R(u') - R(0)")
 	}
+	if m.Gated {
+		l = append(l,
+			"gates         : w_i = s_i tanh(v_i), s_i = 1 / (1 + exp(-(Bg_i + Ug_i u' + Wg_i x))) in (0, 1); a gated",
+			"                neuron stays in the sector [0, 1] that the dissipation LMI's proof uses, so H > 0 still",
+			"                makes the model passive from rest (not incrementally: the gates are scheduled by x and u')")
+	}
 	l = append(l, s.tsLine())
 	switch s.Claim {
 	case Certified:
 		l = append(l, fmt.Sprintf("passivity     : mode %s (direct parameterization of the passive REN class, nu = %g, eps = %g);", RENMode, m.Nu, m.Eps),
 			"                CERTIFIED PASSIVE: the matrix H of the dissipation LMI is positive definite, so the network is",
-			"                incrementally passive, <du, dy> >= nu |du|^2 (whatever its biases), and the model from rest passive,",
-			"                <u, y> >= nu |u|^2 (without biases y = R(u) with R(0) = 0; with them y = R(u) - R(0))")
+			"                incrementally passive, <du, dy> >= nu |du|^2 (whatever its biases; gated: passive, not incrementally),",
+			"                and the model from rest passive, <u, y> >= nu |u|^2 (without biases y = R(u) with R(0) = 0; with",
+			"                them y = R(u) - R(0))")
 	default:
 		l = append(l, fmt.Sprintf("passivity     : mode %s; NOT PASSIVE (see above)", s.Meta.Mode))
 	}
@@ -115,6 +122,12 @@ func renC(s *Source, name string) ([]File, error) {
 		cArray(&c, true, P+"_BX", e.Bx, "b_x, the bias of x(t+1)")
 		cArray(&c, true, P+"_BV", e.Bv, "b_v, the bias of v")
 	}
+	gated := m.Gated
+	if gated {
+		cArray(&c, true, P+"_WG", e.Wg, fmt.Sprintf("W_g, the gates' state weights, %d x %d row-major", nv, nx))
+		cArray(&c, true, P+"_UG", e.Ug, "u_g, the gates' input weights")
+		cArray(&c, true, P+"_BG", e.Bg, "b_g, the gates' biases")
+	}
 	fmt.Fprintf(&c, "static const double %s_D22 = %s;\n\n", P, hexf(e.D22))
 	resetX0 := ""
 	if biased {
@@ -130,7 +143,11 @@ func renC(s *Source, name string) ([]File, error) {
 	fmt.Fprintf(&c, "static double %s_net(double *x, double us)\n{\n\tdouble w[%d], xn[%d];\n\tdouble y, a, b;\n\tint i, j;\n\n", P, nv, nx)
 	c.WriteString("\t/* the equilibrium layer, neuron by neuron */\n")
 	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * x[j];\n", nv, nx, P, nx)
-	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b%s);\n\t}\n", P, nv, P, bv)
+	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b%s);\n", P, nv, P, bv)
+	if gated {
+		fmt.Fprintf(&c, "\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_WG[i * %d + j] * x[j];\n\t\tw[i] *= 1.0 / (1.0 + exp(-(%s_BG[i] + %s_UG[i] * us + a)));\n", nx, P, nx, P, P)
+	}
+	c.WriteString("\t}\n")
 	fmt.Fprintf(&c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
 	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * x[j];\n", nx, nx, P, nx)
 	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b%s;\n\t}\n", nv, P, nv, P, bx)

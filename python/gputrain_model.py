@@ -39,7 +39,7 @@ _STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear
 _TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
 
 ENVELOPE_FORMAT = "gputrain-model"
-ENVELOPE_VERSION = 3
+ENVELOPE_VERSION = 4
 MAX_COUNT = 1 << 20  # loop.MaxCount
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
@@ -502,6 +502,14 @@ def _sum_products(a, b, n):
     return s
 
 
+def _gate(z):
+    # 1 / (1 + exp(-z)) as Go and C compute it; where exp(-z) overflows, Go's +Inf gives 0
+    try:
+        return 1 / (1 + math.exp(-z))
+    except OverflowError:
+        return 0.0
+
+
 class RENModel:
     """A passive recurrent equilibrium network read from a gputrain-model file of class "ren"
     (docs/MODEL_FORMAT.md, baselines.PassiveREN): the explicit model is built from the direct
@@ -512,13 +520,19 @@ class RENModel:
         self.ts = _loop_envelope(f)
         p = f.get("params")
         keys = {"states", "neurons", "nu", "eps", "u_scale", "y_scale", "theta"}
-        if not isinstance(p, dict) or not keys <= set(p) <= keys | {"biased"}:
-            raise ValueError("params: a REN is an object with the keys %s and optionally biased" % sorted(keys))
-        biased = p.get("biased", False)
-        if not isinstance(biased, bool):
-            raise ValueError("params.biased: %r is not true or false" % (biased,))
+        if not isinstance(p, dict) or not keys <= set(p) <= keys | {"biased", "gated"}:
+            raise ValueError("params: a REN is an object with the keys %s and optionally biased or gated" % sorted(keys))
+        biased, gated = p.get("biased", False), p.get("gated", False)
+        for key, v in (("biased", biased), ("gated", gated)):
+            if not isinstance(v, bool):
+                raise ValueError("params.%s: %r is not true or false" % (key, v))
         if biased and f.get("version") < 3:
             raise ValueError("params.biased needs version 3 of %s, and the file is version %d" % (ENVELOPE_FORMAT, f.get("version")))
+        if gated and f.get("version") < 4:
+            raise ValueError("params.gated needs version 4 of %s, and the file is version %d" % (ENVELOPE_FORMAT, f.get("version")))
+        if biased and gated:
+            # a biased output rests on incremental passivity, which gates break
+            raise ValueError("params: a REN is biased or gated, not both")
         nx, nv = _int(p["states"], "params.states"), _int(p["neurons"], "params.neurons")
         if nx < 1 or nv < 1:
             raise ValueError("params: states %d and neurons %d must be >= 1" % (nx, nv))
@@ -529,7 +543,8 @@ class RENModel:
         if not (math.isfinite(su) and su > 0 and math.isfinite(sy) and sy > 0):
             raise ValueError("params: u_scale %r and y_scale %r must be finite > 0" % (su, sy))
         n = 2 * nx + nv
-        th = _array(p["theta"], n * n + nx * nx + 1 + 2 * nx + 2 * nv + (nx + nv if biased else 0), "params.theta")
+        th = _array(p["theta"], n * n + nx * nx + 1 + 2 * nx + 2 * nv + (nx + nv if biased else 0) + (nv * (nx + 2) if gated else 0),
+                    "params.theta")
         o = 0
         X = th[o:o + n * n].reshape(n, n); o += n * n
         Y1 = th[o:o + nx * nx].reshape(nx, nx); o += nx * nx
@@ -541,7 +556,12 @@ class RENModel:
         # a biased REN's output is its response minus its zero-input response (baselines.PassiveREN)
         self.biased = biased
         self.bx = th[o:o + nx] if biased else None; o += nx if biased else 0
-        self.bv = th[o:o + nv] if biased else None
+        self.bv = th[o:o + nv] if biased else None; o += nv if biased else 0
+        # a gated REN's neurons are w_i = sigmoid(Wg_i x + ug_i u' + bg_i) tanh(v_i)
+        self.gated = gated
+        self.Wg = th[o:o + nv * nx].reshape(nv, nx) if gated else None; o += nv * nx if gated else 0
+        self.ug = th[o:o + nv] if gated else None; o += nv if gated else 0
+        self.bg = th[o:o + nv] if gated else None
         M = x3 * x3 + eps
         g = np.concatenate([c2, d21 - d12, b2])
         H = X.T @ X + np.outer(g, g) / (2 * M) + eps * np.eye(n)
@@ -571,6 +591,8 @@ class RENModel:
             if self.biased:
                 v += self.bv[i]
             w[i] = math.tanh(v)
+            if self.gated:
+                w[i] *= _gate(self.bg[i] + self.ug[i] * us + _sum_products(self.Wg[i], x, nx))
         y = self.D22 * us + _sum_products(self.C2, x, nx) + _sum_products(self.D21, w, nv)
         xn = np.empty(nx)
         for i in range(nx):
@@ -595,7 +617,8 @@ class RENModel:
         return y
 
     def __repr__(self):
-        return "RENModel(states=%d, neurons=%d, nu=%g, biased=%r, passive=%r)" % (self.states, self.neurons, self.nu, self.biased, self.passive)
+        return "RENModel(states=%d, neurons=%d, nu=%g, biased=%r, gated=%r, passive=%r)" % (
+            self.states, self.neurons, self.nu, self.biased, self.gated, self.passive)
 
 
 def load(path, allow_uncertified=False):

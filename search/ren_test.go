@@ -24,8 +24,8 @@ func tinyREN() *baselines.RENConfig {
 }
 
 // TestSelectREN: with Options.REN the passive REN competes: RENSeeds rows,
-// one per seed from the base seed on, each with its size, the last one
-// biased; the chosen row
+// one per seed from the base seed on, each with its size, two plain, one
+// biased and two gated; the chosen row
 // (one) is the result's, a REN row exactly when RENChosen; a fixed
 // structure field leaves the RENs out, and the plan states their cost.
 func TestSelectREN(t *testing.T) {
@@ -46,12 +46,13 @@ func TestSelectREN(t *testing.T) {
 		t.Fatalf("no REN offered (fit %v)", res.RENFit)
 	}
 	var seeds []uint64
-	var biased []bool
+	var biased, gated []bool
 	chosen := 0
 	for _, r := range res.Rows {
 		if r.REN != nil {
 			seeds = append(seeds, r.REN.Seed)
 			biased = append(biased, r.REN.Biased)
+			gated = append(gated, r.REN.Gated)
 			if r.REN.States != 2 || r.REN.Neurons != 4 || r.Structure.Branches != 0 || r.Loop != nil {
 				t.Errorf("REN row %+v", r)
 			}
@@ -69,13 +70,13 @@ func TestSelectREN(t *testing.T) {
 	if len(seeds) != RENSeeds || seeds[0] != 7 || seeds[1] != 8 || seeds[2] != 9 || chosen != 1 || (res.RENChosen && res.LoopChosen) {
 		t.Errorf("REN seeds %v, %d chosen rows, REN chosen %v, loop chosen %v", seeds, chosen, res.RENChosen, res.LoopChosen)
 	}
-	if !slices.Equal(biased, []bool{false, false, true}) {
-		t.Errorf("REN rows biased %v, want the last one only", biased)
+	if !slices.Equal(biased, []bool{false, false, true, false, false}) || !slices.Equal(gated, []bool{false, false, false, true, true}) {
+		t.Errorf("REN rows biased %v, gated %v: want two plain, one biased, two gated", biased, gated)
 	}
 	if !(res.ValFit() >= res.LinearFit) {
 		t.Errorf("chosen fit %v below the FIR's %v", res.ValFit(), res.LinearFit)
 	}
-	if want := "3 passive RENs (1 of them with biases)"; !strings.Contains(plan, want) {
+	if want := "5 passive RENs (1 of them with biases, 2 gated)"; !strings.Contains(plan, want) {
 		t.Errorf("plan %q does not say %q", plan, want)
 	}
 	fixedBase := tiny()

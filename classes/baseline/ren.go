@@ -14,7 +14,7 @@ import (
 // renClass is the passive REN: baselines.TrainREN.
 type renClass struct {
 	States, Neurons, Epochs int
-	Biased                  bool
+	Biased, Gated           bool
 }
 
 func (renClass) Name() string { return "ren" }
@@ -27,6 +27,7 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.IntVar(&c.States, "ren-states", def.States, "--model ren: dimension of the REN's state")
 	fs.IntVar(&c.Neurons, "ren-neurons", def.Neurons, "--model ren: width of its equilibrium layer")
 	fs.BoolVar(&c.Biased, "ren-biased", false, "--model ren: biases in its state update and equilibrium layer, the output less the zero-input response (passive still; can model a rectifying one-port)")
+	fs.BoolVar(&c.Gated, "ren-gated", false, "--model ren: a gate in (0, 1), scheduled by the state and the input, on every neuron (passive still, not contracting; can follow ringing whose frequency moves with its amplitude, as a drive with play); not with --ren-biased")
 	// 0, not the default, so that --class-budget quick sets it as in compare
 	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
@@ -53,7 +54,7 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	if c.Epochs != 0 {
 		cfg.Epochs = c.Epochs
 	}
-	cfg.Biased = c.Biased
+	cfg.Biased, cfg.Gated = c.Biased, c.Gated
 	if opt.Progress != nil {
 		cfg.Progress = func(epoch int, mse, vf float64) {
 			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, cfg.Epochs, mse, vf))
@@ -81,12 +82,19 @@ func (m *renModel) Certify() (classes.Certificate, error) {
 	if m.Biased {
 		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g; biased: the output is the response minus the zero-input response, passive by the incremental inequality)", m.Nu)}, nil
 	}
+	if m.Gated {
+		return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g, zero biases; gated: each gated neuron stays in the sector [0, 1] the LMI's proof uses)", m.Nu)}, nil
+	}
 	return classes.Certificate{Passive: true, Reason: fmt.Sprintf("passive by parameterization (direct parameterization of the passive REN class, ν = %g, zero biases)", m.Nu)}, nil
 }
 
-// FileVersion is 3 for a biased REN (params.biased), 1 otherwise.
+// FileVersion is 3 for a biased REN (params.biased), 4 for a gated one
+// (params.gated), 1 otherwise.
 func (m *renModel) FileVersion() int {
-	if m.Biased {
+	switch {
+	case m.Gated:
+		return 4
+	case m.Biased:
 		return 3
 	}
 	return 1
@@ -103,10 +111,12 @@ type renParams struct {
 	Theta   []float64 `json:"theta"`
 	// Biased: theta ends with the biases b_x and b_v (version 3).
 	Biased bool `json:"biased,omitempty"`
+	// Gated: theta ends with the gates' W_g, u_g and b_g (version 4).
+	Gated bool `json:"gated,omitempty"`
 }
 
 func (m *renModel) MarshalParams() (json.RawMessage, error) {
-	return json.Marshal(renParams{m.States, m.Neurons, m.Nu, m.Eps, m.UScale, m.YScale, m.Theta, m.Biased})
+	return json.Marshal(renParams{m.States, m.Neurons, m.Nu, m.Eps, m.UScale, m.YScale, m.Theta, m.Biased, m.Gated})
 }
 
 func (renClass) DecodeParams(raw json.RawMessage) (classes.Model, error) {
@@ -114,8 +124,11 @@ func (renClass) DecodeParams(raw json.RawMessage) (classes.Model, error) {
 	if err := decodeStrict(raw, &p); err != nil {
 		return nil, err
 	}
-	m := &baselines.PassiveREN{States: p.States, Neurons: p.Neurons, Nu: p.Nu, Eps: p.Eps, Biased: p.Biased, UScale: p.UScale, YScale: p.YScale, Theta: p.Theta}
+	m := &baselines.PassiveREN{States: p.States, Neurons: p.Neurons, Nu: p.Nu, Eps: p.Eps, Biased: p.Biased, Gated: p.Gated, UScale: p.UScale, YScale: p.YScale, Theta: p.Theta}
 	switch {
+	case p.Biased && p.Gated:
+		// a biased output rests on incremental passivity, which gates break
+		return nil, fmt.Errorf("a REN is biased or gated, not both")
 	case p.States < 1 || p.Neurons < 1:
 		return nil, fmt.Errorf("states %d and neurons %d must be ≥ 1", p.States, p.Neurons)
 	case len(p.Theta) != m.NumParams():

@@ -17,14 +17,17 @@ import (
 // TestSaveREN: a passive REN that the structure search chose is written as
 // a gputrain-model file of class ren that reads back to the same operator,
 // with its certificate and its output figure, and the outcome names the
-// class for --json; a biased REN's file is version 3.
+// class for --json; a biased REN's file is version 3, a gated one's 4.
 func TestSaveREN(t *testing.T) {
-	for _, biased := range []bool{false, true} {
-		t.Run(fmt.Sprintf("biased=%v", biased), func(t *testing.T) { testSaveREN(t, biased) })
+	for _, kind := range []struct {
+		biased, gated bool
+		version       int
+	}{{false, false, 1}, {true, false, 3}, {false, true, 4}} {
+		t.Run(fmt.Sprintf("biased=%v,gated=%v", kind.biased, kind.gated), func(t *testing.T) { testSaveREN(t, kind.biased, kind.gated, kind.version) })
 	}
 }
 
-func testSaveREN(t *testing.T, biased bool) {
+func testSaveREN(t *testing.T, biased, gated bool, version int) {
 	dir := t.TempDir()
 	d, err := data.ReadFile(namedData(t, dir, 6), data.ReadOptions{UCol: "force", YCol: "position"})
 	if err != nil {
@@ -32,7 +35,7 @@ func testSaveREN(t *testing.T, biased bool) {
 	}
 	train, val := data.HoldOut(d, 1)
 	cfg := baselines.SimulationRENConfig()
-	cfg.States, cfg.Neurons, cfg.Epochs, cfg.Biased = 2, 3, 2, biased
+	cfg.States, cfg.Neurons, cfg.Epochs, cfg.Biased, cfg.Gated = 2, 3, 2, biased, gated
 	m, err := baselines.TrainREN(train, val, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +47,7 @@ func testSaveREN(t *testing.T, biased bool) {
 	out := filepath.Join(dir, "ren.json")
 	job := trainJob{out: out, plotDir: plots, train: train, val: val}
 	sr := &search.Result{REN: m, RENFit: 42.5, RENChosen: true,
-		Rows: []search.Row{{Name: "ren 2 states × 3 neurons, seed 1", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 1, Biased: biased}, ValFit: 42.5, Chosen: true}}}
+		Rows: []search.Row{{Name: "ren 2 states × 3 neurons, seed 1", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 1, Biased: biased, Gated: gated}, ValFit: 42.5, Chosen: true}}}
 	oc, err := saveLoop(&job, sr, trainOutcome{})
 	if err != nil {
 		t.Fatal(err)
@@ -56,8 +59,8 @@ func testSaveREN(t *testing.T, biased bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[bool]int{false: 1, true: 3}[biased]; meta.Version != want {
-		t.Errorf("file version %d, want %d", meta.Version, want)
+	if meta.Version != version {
+		t.Errorf("file version %d, want %d", meta.Version, version)
 	}
 	cert, err := back.Certify()
 	if err != nil || !cert.Passive || back.Class() != "ren" {

@@ -59,6 +59,9 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 		if sr.REN.Biased {
 			extra["ren-biased"] = true
 		}
+		if sr.REN.Gated {
+			extra["ren-gated"] = true
+		}
 		job.settings, _ = json.Marshal(extra)
 	} else if sr.LoopChosen {
 		// The loop's settings as train --model loop takes them, so that the
