@@ -450,7 +450,10 @@ func TestRENGatedOscillator(t *testing.T) {
 	fit := map[bool]float64{}
 	for _, gated := range []bool{false, true} {
 		cfg := SimulationRENConfig()
-		cfg.States, cfg.Neurons, cfg.Epochs, cfg.Patience, cfg.Gated = 3, 8, 1500, 300, gated
+		cfg.States, cfg.Neurons, cfg.Epochs, cfg.Patience = 3, 8, 1500, 300
+		if gated {
+			cfg = cfg.WithGates()
+		}
 		m, err := TrainREN(train, val, cfg)
 		if err != nil {
 			t.Fatal(err)

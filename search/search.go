@@ -262,7 +262,7 @@ func (p Plan) String() string {
 		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
 		s += "the halving ends when half of it is spent"
 		if p.RENs > 0 {
-			s += ", the RENs take at most a third of what is left"
+			s += ", the RENs take at most half of what is left"
 		}
 		if p.Loop {
 			s += ", and the loops share the rest, their schedules shortened to fit"

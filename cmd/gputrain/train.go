@@ -202,7 +202,7 @@ func runTrain(e *env, args []string) error {
 	warmPath := fs.String("warm-start", "", warmStartAbout)
 	sdir := addSearchDirFlags(fs)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
-	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), the passive RENs take at most a third of what is left, and the loop family trains in the rest, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
+	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), the passive RENs take at most half of what is left, and the loop family trains in the rest, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
