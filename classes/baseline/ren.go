@@ -54,7 +54,10 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	if c.Epochs != 0 {
 		cfg.Epochs = c.Epochs
 	}
-	cfg.Biased, cfg.Gated = c.Biased, c.Gated
+	cfg.Biased = c.Biased
+	if c.Gated {
+		cfg = cfg.WithGates()
+	}
 	if opt.Progress != nil {
 		cfg.Progress = func(epoch int, mse, vf float64) {
 			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, cfg.Epochs, mse, vf))
