@@ -38,8 +38,9 @@ func (st RENStructure) name() string {
 // RENBiased with biases, then RENGated gated (renKind). A REN trained on
 // the simulation error lands where its start leads it more than a loop
 // does, so each kind but the biased has two starts, the better kept on
-// validation (a gated REN with the clip of RENConfig.WithGates). A REN without biases is odd, y(−u) = −y(u), and cannot model
-// a rectifying one-port; the biased one can (on a diode screening set of
+// validation (a gated REN with the clip of RENConfig.WithGates). A REN
+// without biases is odd, y(−u) = −y(u), and cannot model a rectifying
+// one-port; the biased one can (on a diode screening set of
 // session 30, validation Fit 53.0 → 98.3 %), but its training failed on
 // one of three seeds of a symmetric two-mass plant. A plain REN is
 // contracting and cannot follow a lightly damped ringing whose frequency
