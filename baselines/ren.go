@@ -88,8 +88,7 @@ func SimulationRENConfig() RENConfig {
 // three or four stalled early on session 31's screening sets (a two-mass
 // plant at 16 % validation Fit; with clip 1 the same start reached 94 %).
 // Over ten runs on eight sets clip 1 gained on five, held on one and lost
-// 0.2 and up to 3.3 points on two
-// (docs/BENCHMARKS.md, session 31).
+// 0.2 and up to 3.3 points on two (docs/BENCHMARKS.md, session 31).
 const GatedClip = 1.0
 
 // WithGates returns c for a gated REN: Gated set, and the gradient clip
