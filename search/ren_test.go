@@ -24,8 +24,8 @@ func tinyREN() *baselines.RENConfig {
 }
 
 // TestSelectREN: with Options.REN the passive REN competes: RENSeeds rows,
-// one per seed from the base seed on, each with its size, two plain, one
-// biased and two gated; the chosen row
+// one per seed from the base seed on, each with its size: one plain, one
+// wide and gated, one biased and two gated; the chosen row
 // (one) is the result's, a REN row exactly when RENChosen; a fixed
 // structure field leaves the RENs out, and the plan states their cost.
 func TestSelectREN(t *testing.T) {
@@ -53,7 +53,8 @@ func TestSelectREN(t *testing.T) {
 			seeds = append(seeds, r.REN.Seed)
 			biased = append(biased, r.REN.Biased)
 			gated = append(gated, r.REN.Gated)
-			if r.REN.States != 2 || r.REN.Neurons != 4 || r.Structure.Branches != 0 || r.Loop != nil {
+			wide := r.REN.States == WideStates && r.REN.Neurons == WideNeurons && len(seeds) == 2
+			if !wide && (r.REN.States != 2 || r.REN.Neurons != 4) || r.Structure.Branches != 0 || r.Loop != nil {
 				t.Errorf("REN row %+v", r)
 			}
 			if r.ValFit > res.RENFit {
@@ -70,13 +71,13 @@ func TestSelectREN(t *testing.T) {
 	if len(seeds) != RENSeeds || seeds[0] != 7 || seeds[1] != 8 || seeds[2] != 9 || chosen != 1 || (res.RENChosen && res.LoopChosen) {
 		t.Errorf("REN seeds %v, %d chosen rows, REN chosen %v, loop chosen %v", seeds, chosen, res.RENChosen, res.LoopChosen)
 	}
-	if !slices.Equal(biased, []bool{false, false, true, false, false}) || !slices.Equal(gated, []bool{false, false, false, true, true}) {
-		t.Errorf("REN rows biased %v, gated %v: want two plain, one biased, two gated", biased, gated)
+	if !slices.Equal(biased, []bool{false, false, true, false, false}) || !slices.Equal(gated, []bool{false, true, false, true, true}) {
+		t.Errorf("REN rows biased %v, gated %v: want plain, wide gated, biased, gated, gated", biased, gated)
 	}
 	if !(res.ValFit() >= res.LinearFit) {
 		t.Errorf("chosen fit %v below the FIR's %v", res.ValFit(), res.LinearFit)
 	}
-	if want := "5 passive RENs (1 of them with biases, 2 gated)"; !strings.Contains(plan, want) {
+	if want := "5 passive RENs (1 of them with biases, 3 gated, 1 of those 8 × 32)"; !strings.Contains(plan, want) {
 		t.Errorf("plan %q does not say %q", plan, want)
 	}
 	fixedBase := tiny()
@@ -177,4 +178,31 @@ func lsFIR(t *testing.T, d *data.Dataset, L int) *model.NFIR {
 	}
 	copy(m.Lin, g.RawVector().Data)
 	return m
+}
+
+// TestRENKinds: the kinds table agrees with the counts the plan states,
+// and the wide kind is gated and sized WideStates × WideNeurons.
+func TestRENKinds(t *testing.T) {
+	var biased, gated, wide int
+	for k := range RENSeeds {
+		kind := renKind(k)
+		if kind.Biased {
+			biased++
+		}
+		if kind.Gated {
+			gated++
+		}
+		if kind.States != 0 {
+			wide++
+			if !kind.Gated || kind.States != WideStates || kind.Neurons != WideNeurons {
+				t.Errorf("kind %d: %+v, want gated %d × %d", k, kind, WideStates, WideNeurons)
+			}
+		}
+		if kind.Biased && kind.Gated {
+			t.Errorf("kind %d is both biased and gated (baselines refuses the pair)", k)
+		}
+	}
+	if biased != RENBiased || gated != RENGated || wide != RENWide {
+		t.Errorf("kinds: %d biased, %d gated, %d wide; constants say %d, %d, %d", biased, gated, wide, RENBiased, RENGated, RENWide)
+	}
 }
