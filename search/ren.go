@@ -49,12 +49,7 @@ func (st RENStructure) name() string {
 // 83–89 → 94 % on validation), but it fell behind on a positioner (96 →
 // 86–94 %). Each joins the others rather than replacing them: whichever
 // validates best is offered.
-const (
-	RENSeeds  = 5
-	RENBiased = 1
-	RENGated  = 3
-	RENWide   = 1
-)
+const RENSeeds = len(renKinds)
 
 // WideStates and WideNeurons are the size of the wide gated REN, where the
 // others have the configured size (baselines.SimulationRENConfig's 5 × 15).
@@ -70,10 +65,11 @@ const (
 	WideNeurons = 32
 )
 
-// renKinds are the search's RENs, the k-th trained from seed base.Seed+k:
-// the kinds of RENSeeds. The wide one takes the place the second plain
-// REN had, so that the others keep their seeds.
-var renKinds = [RENSeeds]RENStructure{
+// renKinds are the search's RENs, the k-th trained from seed base.Seed+k,
+// with its biases, gates and size (0 × 0: the configured size). The wide
+// one takes the place the second plain REN had, so that the others keep
+// their seeds.
+var renKinds = [...]RENStructure{
 	{},
 	{Gated: true, States: WideStates, Neurons: WideNeurons},
 	{Biased: true},
@@ -81,9 +77,22 @@ var renKinds = [RENSeeds]RENStructure{
 	{Gated: true},
 }
 
-// renKind returns the search's k-th REN: its biases, gates and size
-// (0 × 0: the configured size).
-func renKind(k int) RENStructure { return renKinds[k] }
+// renCounts counts the biased, gated and wide kinds of renKinds, for the
+// plan.
+func renCounts() (biased, gated, wide int) {
+	for _, k := range renKinds {
+		if k.Biased {
+			biased++
+		}
+		if k.Gated {
+			gated++
+		}
+		if k.States != 0 {
+			wide++
+		}
+	}
+	return biased, gated, wide
+}
 
 // renShare is the part of the time left after the halving that the RENs
 // may take; the loop family trains in the rest. Half since session 31:
@@ -126,7 +135,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	errs := trials.Local{Parallel: RENSeeds}.Run(rctx, RENSeeds, func(ctx context.Context, k int) error {
 		cfg := *s.opt.REN
 		cfg.Seed, cfg.Workers, cfg.ValSkip = s.base.Seed+uint64(k), per, s.base.ValSkip
-		kind := renKind(k)
+		kind := renKinds[k]
 		cfg.Biased = kind.Biased
 		if kind.States > 0 {
 			cfg.States, cfg.Neurons = kind.States, kind.Neurons
@@ -153,7 +162,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	}
 	for k, o := range outs {
 		cfg := *s.opt.REN
-		st := renKind(k)
+		st := renKinds[k]
 		st.Seed = s.base.Seed + uint64(k)
 		if st.States == 0 {
 			st.States, st.Neurons = cfg.States, cfg.Neurons

@@ -250,7 +250,8 @@ func (p Plan) String() string {
 	s := fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
 	if p.RENs > 0 {
-		s += fmt.Sprintf("; then %d passive RENs (%d of them with biases, %d gated, %d of those %d × %d), each up to %.3g samples simulated through time", p.RENs, min(p.RENs, RENBiased), min(p.RENs, RENGated), min(p.RENs, RENWide), WideStates, WideNeurons, float64(p.RENSamples))
+		biased, gated, wide := renCounts()
+		s += fmt.Sprintf("; then %d passive RENs (%d of them with biases, %d gated, %d of those %d × %d), each up to %.3g samples simulated through time", p.RENs, biased, gated, wide, WideStates, WideNeurons, float64(p.RENSamples))
 	}
 	if p.Loop {
 		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
