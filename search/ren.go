@@ -37,8 +37,8 @@ func (st RENStructure) name() string {
 // base.Seed, base.Seed+1, …), all at once, of the kinds renKinds lists:
 // one plain, one wide and gated, one with biases and two gated. A REN
 // trained on the simulation error lands where its start leads it more
-// than a loop does, so the gated kind, chosen most, has two starts, the
-// better kept on validation (a gated REN with the clip of
+// than a loop does, so the 5 × 15 gated kind, chosen most, has two
+// starts, the better kept on validation (a gated REN with the clip of
 // RENConfig.WithGates). A REN without biases is odd, y(−u) = −y(u), and
 // cannot model a rectifying one-port; the biased one can (on a diode
 // screening set of session 30, validation Fit 53.0 → 98.3 %), but its
@@ -47,8 +47,8 @@ func (st RENStructure) name() string {
 // whose frequency moves with its amplitude; the gated one can (session
 // 31's screening sets: a drive with play 80 → 91 %, a two-mass plant
 // 83–89 → 94 % on validation), but it fell behind on a positioner (96 →
-// 86–94 %). Each joins the others rather than replacing them: whichever
-// validates best is offered.
+// 86–94 %). The kinds compete rather than one replacing the others:
+// whichever validates best is offered.
 const RENSeeds = len(renKinds)
 
 // WideStates and WideNeurons are the size of the wide gated REN, where the
