@@ -340,16 +340,39 @@ func (m *PassiveREN) explicit() (*renExplicit, error) {
 }
 
 // renTape holds one trajectory's forward pass for the backward pass.
+// renTape holds what the backward pass needs of a forward one: the states
+// and neuron outputs, and, for a gated REN, the gates and the neurons'
+// tanh before gating. The tanh is kept rather than recomputed from v: it is
+// the costliest part of a step (BenchmarkRENEpoch), and an ungated neuron's
+// output is its tanh, so th is then w itself.
 type renTape struct {
-	x, w, v, s []float64 // T·nx, T·nv, T·nv, T·nv (the gates; nil when ungated)
+	x, w, th, s []float64 // T·nx, T·nv, T·nv, T·nv (th and s: gated only; th is w otherwise)
+	thBuf, sBuf []float64 // th's and s's storage, kept while an ungated run aliases th to w
 }
 
-func newRENTape(T, nx, nv int, gated bool) *renTape {
-	t := &renTape{x: make([]float64, T*nx), w: make([]float64, T*nv), v: make([]float64, T*nv)}
+// reset sizes t for T samples, reusing its storage where it is large
+// enough, so that one tape serves every record a worker runs; a nil t is
+// a new tape.
+func (t *renTape) reset(T, nx, nv int, gated bool) *renTape {
+	if t == nil {
+		t = &renTape{}
+	}
+	t.x, t.w = grow(t.x, T*nx), grow(t.w, T*nv)
+	t.th, t.s = t.w, nil
 	if gated {
-		t.s = make([]float64, T*nv)
+		t.thBuf, t.sBuf = grow(t.thBuf, T*nv), grow(t.sBuf, T*nv)
+		t.th, t.s = t.thBuf, t.sBuf
 	}
 	return t
+}
+
+// grow returns b resized to n, reallocated only when its capacity is
+// short; the contents are whatever they were.
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
 }
 
 // gate returns neuron i's gate σ(W_g x + u_g u + b_g)_i.
@@ -365,7 +388,6 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 	x := make([]float64, nx)
 	xn := make([]float64, nx)
 	w := make([]float64, nv)
-	v := make([]float64, nv)
 	A, B1, C1, D11 := e.A.RawMatrix(), e.B1.RawMatrix(), e.C1.RawMatrix(), e.D11.RawMatrix()
 	for t, u := range us {
 		for i := range nv {
@@ -373,21 +395,19 @@ func (e *renExplicit) simulate(us, y []float64, tape *renTape) {
 			if e.bv != nil {
 				s += e.bv[i]
 			}
-			v[i] = s
 			w[i] = math.Tanh(s)
 			if e.Wg != nil {
 				g := e.gate(i, x, u)
-				w[i] *= g
 				if tape != nil {
-					tape.s[t*nv+i] = g
+					tape.th[t*nv+i], tape.s[t*nv+i] = w[i], g
 				}
+				w[i] *= g
 			}
 		}
 		y[t] = e.D22*u + dot(e.C2, x) + dot(e.D21, w)
 		if tape != nil {
 			copy(tape.x[t*nx:], x)
 			copy(tape.w[t*nv:], w)
-			copy(tape.v[t*nv:], v)
 		}
 		for i := range nx {
 			xn[i] = e.B2[i]*u + dot(A.Data[i*A.Stride:i*A.Stride+nx], x) + dot(B1.Data[i*B1.Stride:i*B1.Stride+nv], w)
@@ -442,7 +462,7 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 		u := us[t]
 		x := tape.x[t*nx : (t+1)*nx]
 		w := tape.w[t*nv : (t+1)*nv]
-		v := tape.v[t*nv : (t+1)*nv]
+		ths := tape.th[t*nv : (t+1)*nv]
 		yb := dy[t]
 		// y = C2 x + D21 w + D22 u;  x⁺ = A x + B1 w + B2 u
 		for j := range nx {
@@ -464,7 +484,7 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 		}
 		// the equilibrium layer, last neuron first (D11 is strictly lower)
 		for i := nv - 1; i >= 0; i-- {
-			th := math.Tanh(v[i])
+			th := ths[i]
 			sb := 1.0
 			if tape.s != nil {
 				// w = s·tanh(v), s = σ(z), z = W_g x + u_g u + b_g
@@ -487,8 +507,10 @@ func (e *renExplicit) backward(us, dy []float64, tape *renTape, g *renGrad) {
 	}
 }
 
-// dot returns a·b over len(a) entries.
+// dot returns a·b over len(a) entries, summed in index order: the order
+// PassiveREN.Simulate documents and the C export repeats.
 func dot(a, b []float64) float64 {
+	b = b[:len(a)]
 	s := 0.0
 	for j, v := range a {
 		s += v * b[j]
@@ -500,6 +522,8 @@ func dot(a, b []float64) float64 {
 // out_i = row·in: with out̄_i = s it adds s·in to the row's gradient grow and
 // s·row to the input's gradient inb (len(grow) entries of each).
 func backRow(grow, row, in, inb []float64, s float64) {
+	n := len(grow)
+	row, in, inb = row[:n], in[:n], inb[:n]
 	for j := range grow {
 		grow[j] += s * in[j]
 		inb[j] += row[j] * s
@@ -700,25 +724,28 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var tape *renTape
+			var tape, tape0 *renTape
+			var yh, zeros, y0 []float64
 			for p := range next {
 				it := items[p]
 				us, ys := s.u[it.rec][it.from:it.to], s.y[it.rec][it.from:it.to]
 				skip := max(it.score-it.from, 0)
 				T := len(us)
+				var tp, tp0 *renTape // nil: no gradient, no tape
 				if grad != nil {
-					tape = newRENTape(T, m.States, m.Neurons, m.Gated)
+					tape = tape.reset(T, m.States, m.Neurons, m.Gated)
+					tp = tape
 				}
-				yh := make([]float64, T)
-				e.simulate(us, yh, tape)
-				var zeros, y0 []float64
-				var tape0 *renTape
+				yh = grow(yh, T)
+				e.simulate(us, yh, tp)
 				if e.bx != nil {
-					zeros, y0 = make([]float64, T), make([]float64, T)
+					zeros, y0 = grow(zeros, T), grow(y0, T)
+					clear(zeros)
 					if grad != nil {
-						tape0 = newRENTape(T, m.States, m.Neurons, m.Gated)
+						tape0 = tape0.reset(T, m.States, m.Neurons, m.Gated)
+						tp0 = tape0
 					}
-					e.simulate(zeros, y0, tape0)
+					e.simulate(zeros, y0, tp0)
 					for t := range yh {
 						yh[t] -= y0[t]
 					}
@@ -735,12 +762,12 @@ func (m *PassiveREN) lossGrad(s *renSet, items []gruItem, grad []float64, worker
 				}
 				if grad != nil {
 					grads[p] = newRENGrad(m.States, m.Neurons)
-					e.backward(us, dy, tape, grads[p])
-					if tape0 != nil {
+					e.backward(us, dy, tp, grads[p])
+					if tp0 != nil {
 						for t := range dy {
 							y0[t] = -dy[t]
 						}
-						e.backward(zeros, y0, tape0, grads[p])
+						e.backward(zeros, y0, tp0, grads[p])
 					}
 				}
 			}

@@ -321,22 +321,41 @@ func TestRENErrors(t *testing.T) {
 	}
 }
 
+// BenchmarkRENEpoch is one gradient of the simulation loss over 32
+// records of 250 samples, for the sizes and kinds the structure search
+// trains (search.renKinds), on one worker: the cost of an Adam step per
+// sample is what bounds how far a REN trains under the search's limit.
 func BenchmarkRENEpoch(b *testing.B) {
 	d, err := data.GenerateMSD(data.MSDConfig{Batches: 32, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := &PassiveREN{States: 5, Neurons: 15, Eps: 1e-6, UScale: 1, YScale: 1}
-	m.Theta = make([]float64, m.NumParams())
-	m.init(rand.New(rand.NewPCG(1, 1)))
-	s := m.prepare(d)
-	items := wholeItems(s, 0)
-	grad := make([]float64, m.NumParams())
-	b.ResetTimer()
-	for range b.N {
-		if _, err := m.lossGrad(s, items, grad, 0); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		name          string
+		nx, nv        int
+		biased, gated bool
+	}{
+		{"plain-5x15", 5, 15, false, false},
+		{"biased-5x15", 5, 15, true, false},
+		{"gated-5x15", 5, 15, false, true},
+		{"gated-8x32", 8, 32, false, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			m := &PassiveREN{States: c.nx, Neurons: c.nv, Eps: 1e-6, UScale: 1, YScale: 1, Biased: c.biased, Gated: c.gated}
+			m.Theta = make([]float64, m.NumParams())
+			m.init(rand.New(rand.NewPCG(1, 1)))
+			s := m.prepare(d)
+			items := wholeItems(s, 0)
+			grad := make([]float64, m.NumParams())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.lossGrad(s, items, grad, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32*250), "ns/sample")
+		})
 	}
 }
 
