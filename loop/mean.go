@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/ensemble"
 )
 
 // Mean is the weighted mean of the outputs of loops driven by one input,
@@ -27,7 +28,7 @@ type Member struct {
 
 // MaxCount bounds a member's count, so that the total stays exact in
 // float64 arithmetic and in the C export's double constants.
-const MaxCount = 1 << 20
+const MaxCount = ensemble.MaxCount
 
 // Of is the mean of the loops ls, each counted once.
 func Of(ls ...*Model) Mean {
@@ -38,59 +39,39 @@ func Of(ls ...*Model) Mean {
 	return m
 }
 
-// Total is the sum of the counts, the divisor of the mean.
-func (m Mean) Total() int {
-	n := 0
-	for _, l := range m {
-		n += l.Count
-	}
-	return n
-}
-
-// Weighted reports whether any member counts more than once.
-func (m Mean) Weighted() bool {
-	for _, l := range m {
-		if l.Count != 1 {
-			return true
+// Ensemble is m as an ensemble.Mean: a mean of loops is a mean of passive
+// models, with the same arithmetic.
+func (m Mean) Ensemble() ensemble.Mean {
+	e := make(ensemble.Mean, len(m))
+	for i, l := range m {
+		e[i] = ensemble.Member{Count: l.Count}
+		if l.Model != nil {
+			e[i].Model = l.Model
 		}
 	}
-	return false
+	return e
 }
+
+// Total is the sum of the counts, the divisor of the mean.
+func (m Mean) Total() int { return m.Ensemble().Total() }
+
+// Weighted reports whether any member counts more than once.
+func (m Mean) Weighted() bool { return m.Ensemble().Weighted() }
 
 // Check reports an empty mean, a nil member or a count outside 1 to
 // MaxCount.
 func (m Mean) Check() error {
-	if len(m) == 0 {
-		return fmt.Errorf("%w: a mean of no loops", ErrShape)
-	}
-	for i, l := range m {
-		if l.Model == nil {
-			return fmt.Errorf("%w: member %d is nil", ErrShape, i)
-		}
-		if l.Count < 1 || l.Count > MaxCount {
-			return fmt.Errorf("%w: member %d has count %d, want 1 to %d", ErrShape, i, l.Count, MaxCount)
-		}
+	if err := m.Ensemble().Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrShape, err)
 	}
 	return nil
 }
 
-// Simulate returns the mean closed-loop output of one record from rest:
-// in member order y += c_i·y_i, then y /= Σ c (c_i·y_i is y_i exactly when
-// c_i = 1, so a mean of counts 1 is the plain mean, to the bit).
-func (m Mean) Simulate(u []float64) []float64 {
-	y := make([]float64, len(u))
-	for _, l := range m {
-		c := float64(l.Count)
-		for i, v := range l.Simulate(u) {
-			y[i] += float64(c * v) // rounded: never fused, as in C
-		}
-	}
-	n := float64(m.Total())
-	for i := range y {
-		y[i] /= n
-	}
-	return y
-}
+// Simulate returns the mean closed-loop output of one record from rest,
+// with ensemble.Mean's arithmetic: in member order y += c_i·y_i, then
+// y /= Σ c (c_i·y_i is y_i exactly when c_i = 1, so a mean of counts 1 is
+// the plain mean, to the bit).
+func (m Mean) Simulate(u []float64) []float64 { return m.Ensemble().Simulate(u) }
 
 // NumParams is the sum over the members (a member's parameters are held
 // once, whatever its count).
@@ -211,46 +192,11 @@ func Choose(val *data.Dataset, skip int, rs ...*Result) (m Mean, fit float64, me
 			outs[i] = append(outs[i], l.Simulate(b.U))
 		}
 	}
-	score := func(counts []int) (float64, error) {
-		return fitRecords(val, skip, func(r int) []float64 { return meanOn(outs, counts, r) })
+	counts, fit, err := ensemble.Select(val, skip, outs, best, fit)
+	if err != nil {
+		return nil, math.NaN(), false, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	counts := make([]int, len(all))
-	counts[best] = 1
-	keep := slices.Clone(counts)
-	for step, stale := 0, 0; step < ChooseSteps && stale < ChooseStale; step++ {
-		add, addFit := -1, math.Inf(-1)
-		for i := range all {
-			counts[i]++
-			f, err := score(counts)
-			counts[i]--
-			if err != nil {
-				return nil, math.NaN(), false, err
-			}
-			if add < 0 || f > addFit {
-				add, addFit = i, f
-			}
-		}
-		counts[add]++
-		if addFit > fit {
-			keep, fit, stale = slices.Clone(counts), addFit, 0
-		} else {
-			stale++
-		}
-	}
-	g := 0
-	for _, c := range keep {
-		g = gcd(g, c)
-	}
-	for i, c := range keep {
-		keep[i] = c / g
-	}
-	if g > 1 {
-		// the reduced counts round differently: score what is kept
-		if fit, err = score(keep); err != nil {
-			return nil, math.NaN(), false, err
-		}
-	}
-	for i, c := range keep {
+	for i, c := range counts {
 		if c > 0 {
 			m = append(m, Member{all[i], c})
 		}
@@ -258,43 +204,9 @@ func Choose(val *data.Dataset, skip int, rs ...*Result) (m Mean, fit float64, me
 	return m, fit, len(m) > 1, nil
 }
 
-// ChooseSteps and ChooseStale bound Choose's selection: at most
-// ChooseSteps additions, and none after ChooseStale in a row that found no
-// better mean. Measured with these values (docs/BENCHMARKS.md, sessions 22
-// and 23).
+// ChooseSteps and ChooseStale bound Choose's selection (ensemble.Steps and
+// ensemble.Stale).
 const (
-	ChooseSteps = 25
-	ChooseStale = 5
+	ChooseSteps = ensemble.Steps
+	ChooseStale = ensemble.Stale
 )
-
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-// meanOn is the output on validation record r of the mean of the loops
-// whose outputs outs holds, loop i counted counts[i] times (0: left out):
-// Mean.Simulate's sums in member order, then the division.
-func meanOn(outs [][][]float64, counts []int, r int) []float64 {
-	var y []float64
-	n := 0
-	for i, c := range counts {
-		if c == 0 {
-			continue
-		}
-		if y == nil {
-			y = make([]float64, len(outs[i][r]))
-		}
-		w := float64(c)
-		for k, v := range outs[i][r] {
-			y[k] += float64(w * v)
-		}
-		n += c
-	}
-	for k := range y {
-		y[k] /= float64(n)
-	}
-	return y
-}

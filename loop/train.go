@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/ensemble"
 	"github.com/passivenfir/gputrain/internal/gopanic"
 	"github.com/passivenfir/gputrain/internal/optim"
-	"github.com/passivenfir/gputrain/model"
 )
 
 // minSteps is the least number of Adam steps in an epoch (Train).
@@ -617,30 +617,14 @@ func valFit(m simulator, d *data.Dataset, skip int) (float64, error) {
 	return fitRecords(d, skip, func(r int) []float64 { return m.Simulate(d.Batches[r].U) })
 }
 
-// fitRecords is valFit with the output of record r given by sim(r).
+// fitRecords is valFit with the output of record r given by sim(r)
+// (ensemble.FitRecords, its error an ErrConfig).
 func fitRecords(d *data.Dataset, skip int, sim func(r int) []float64) (float64, error) {
-	var fits []float64
-	for r, b := range d.Batches {
-		target := b.Y
-		if b.YClean != nil {
-			target = b.YClean
-		}
-		if len(target) <= skip {
-			continue
-		}
-		f, err := model.Fit(target, sim(r), skip)
-		if err != nil {
-			continue // a zero output: Fit undefined
-		}
-		if math.IsNaN(f) {
-			f = math.Inf(-1)
-		}
-		fits = append(fits, f)
+	f, err := ensemble.FitRecords(d, skip, sim)
+	if err != nil {
+		return f, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if len(fits) == 0 {
-		return math.NaN(), fmt.Errorf("%w: no validation record with a non-zero output after %d samples", ErrConfig, skip)
-	}
-	return model.Summarize(fits).Median, nil
+	return f, nil
 }
 
 func rms(x [][]float64) float64 {
