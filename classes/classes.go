@@ -125,6 +125,8 @@ var (
 	byName  = map[string]Class{}
 	order   []string
 	formats = map[string]func([]byte) (Model, Meta, error){}
+	// composites decode the params of classes no class trains (Composite).
+	composites = map[string]func(json.RawMessage) (Model, error){}
 )
 
 // Register adds c to the registry. Registering a name twice, or a name that
@@ -153,6 +155,25 @@ func RegisterFormat(format string, decode func([]byte) (Model, Meta, error)) {
 		panic(fmt.Sprintf("classes: RegisterFormat: format %q registered twice", format))
 	}
 	formats[format] = decode
+}
+
+// RegisterComposite makes Decode read gputrain-model files of class name
+// with decode: a model built from models of other classes (class mean, a
+// weighted mean of passive models), which the structure search builds and
+// no class trains, so that train --model and compare do not list it.
+// Registering a name twice, or the name of a class, panics, as Register
+// does.
+func RegisterComposite(name string, decode func(params json.RawMessage) (Model, error)) {
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+		panic(fmt.Sprintf("classes: RegisterComposite: bad class name %q", name))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	_, dup := composites[name]
+	if _, class := byName[name]; dup || class {
+		panic(fmt.Sprintf("classes: RegisterComposite: class %q registered twice", name))
+	}
+	composites[name] = decode
 }
 
 // Names returns the registered names in registration order.

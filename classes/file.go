@@ -16,10 +16,11 @@ import (
 // of its own (docs/MODEL_FORMAT.md, "Other model classes"). Version 2 adds
 // the counts of a weighted mean of loops (class loop, params.counts);
 // version 3 the biases of a REN (class ren, params.biased); version 4 the
-// gates of a REN (class ren, params.gated).
+// gates of a REN (class ren, params.gated); version 5 the weighted mean of
+// models of other classes (class mean).
 const (
 	Format  = "gputrain-model"
-	Version = 4
+	Version = 5
 )
 
 // ErrFormat reports a file that is not a valid model file.
@@ -107,11 +108,11 @@ func Decode(r io.Reader) (Model, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	c, err := Lookup(class)
+	decode, err := paramsDecoder(class)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	m, err := c.DecodeParams(params)
+	m, err := decode(params)
 	if err != nil {
 		return nil, Meta{}, fmt.Errorf("%w: class %s: %w", ErrFormat, class, err)
 	}
@@ -119,6 +120,22 @@ func Decode(r io.Reader) (Model, Meta, error) {
 		return nil, Meta{}, err
 	}
 	return m, meta, nil
+}
+
+// paramsDecoder is the decoder of the params of class: a registered
+// class's, or a composite's.
+func paramsDecoder(class string) (func(json.RawMessage) (Model, error), error) {
+	mu.RLock()
+	dec, ok := composites[class]
+	mu.RUnlock()
+	if ok {
+		return dec, nil
+	}
+	c, err := Lookup(class)
+	if err != nil {
+		return nil, err
+	}
+	return c.DecodeParams, nil
 }
 
 // DecodeEnvelope reads a gputrain-model file's envelope, checked as Decode

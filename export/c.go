@@ -51,6 +51,9 @@ func cArray(b *bytes.Buffer, static bool, name string, v []float64, comment stri
 // summary is the comment block every artifact begins with: what the model
 // is, where it came from, and its certificate.
 func (s *Source) summary(name string) []string {
+	if s.Members != nil {
+		return s.meanSummary(name)
+	}
 	if s.REN != nil {
 		return s.renSummary(name)
 	}
@@ -145,6 +148,9 @@ func b01(v bool) int {
 func C(s *Source, name string) ([]File, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
+	}
+	if s.Members != nil {
+		return meanC(s, name)
 	}
 	if s.REN != nil {
 		return renC(s, name)

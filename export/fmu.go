@@ -659,6 +659,9 @@ sampling time later than <code>gputrain simulate</code> lists it. Before the fir
 
 // feedbackDoc says what feedback runs inside the FMU.
 func feedbackDoc(s *Source) string {
+	if s.Members != nil {
+		return "Every member runs inside the FMU on the same u, its own state and feedback with it (a REN's equilibrium layer solved neuron by neuron, a loop's algebraic equation in closed form), and y is their weighted mean"
+	}
 	if s.REN != nil {
 		return "The REN's state runs inside the FMU; its equilibrium layer is solved neuron by neuron each sample"
 	}

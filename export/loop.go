@@ -130,6 +130,9 @@ func (s *Source) certifyLoop() (bool, error) {
 
 // kind names the operator in the artifacts' prose.
 func (s *Source) kind() string {
+	if s.Members != nil {
+		return s.meanKind()
+	}
 	if s.REN != nil {
 		return "passive recurrent equilibrium network (REN)"
 	}
@@ -258,27 +261,11 @@ func loopC(s *Source, name string) ([]File, error) {
 			h.WriteString("\n")
 			loopMemberC(h, c, m.Model, fmt.Sprintf("%s_m%d", P, i), fmt.Sprintf("%s_M%d", U, i), "static ")
 		}
-		h.WriteString("\n/* The state of one running instance: the states of the loops. */\ntypedef struct {\n")
-		for i := range s.Loop {
-			fmt.Fprintf(h, "\t%s_m%d_state m%d;\n", P, i, i)
-		}
-		fmt.Fprintf(h, "} %s_state;\n", P)
-		fmt.Fprintf(c, "void %s_reset(%s_state *s)\n{\n", P, P)
-		for i := range s.Loop {
-			fmt.Fprintf(c, "\t%s_m%d_reset(&s->m%d);\n", P, i, i)
-		}
-		c.WriteString("}\n\n")
-		fmt.Fprintf(c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
-		fmt.Fprintf(c, "double %s_step(%s_state *s, double u)\n{\n\tdouble y = 0.0;\n", P, P)
+		counts := make([]int, n)
 		for i, m := range s.Loop {
-			if m.Count != 1 {
-				// as loop.Mean.Simulate: the count times the loop's output
-				fmt.Fprintf(c, "\ty += %d.0 * %s_m%d_step(&s->m%d, u);\n", m.Count, P, i, i)
-			} else {
-				fmt.Fprintf(c, "\ty += %s_m%d_step(&s->m%d, u);\n", P, i, i)
-			}
+			counts[i] = m.Count
 		}
-		fmt.Fprintf(c, "\treturn y / %d.0;\n}\n", s.Loop.Total())
+		meanStepC(h, c, P, "loops", counts)
 	}
 	h.WriteString("\n")
 	cAPI(h, P, guard)

@@ -34,7 +34,7 @@ func loadREN(path string, b []byte, allowUncertified bool, src *Source) (*Source
 	if src.RENMat, err = src.REN.Matrices(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	passive := src.RENMat.MinEigH > 0 && src.REN.Nu >= 0 && src.REN.Eps > 0 && src.REN.UScale > 0 && src.REN.YScale > 0
+	passive := renPassive(src.REN, src.RENMat)
 	switch {
 	case !passive && !allowUncertified:
 		return nil, fmt.Errorf("%s: %w: H has smallest eigenvalue %.3g (export it anyway, marked NOT PASSIVE, with --allow-uncertified)", path, model.ErrNotPassive, src.RENMat.MinEigH)
@@ -42,6 +42,12 @@ func loadREN(path string, b []byte, allowUncertified bool, src *Source) (*Source
 		src.Claim = Uncertified
 	}
 	return src, nil
+}
+
+// renPassive reports whether a REN's certificate holds: H positive
+// definite, ν ≥ 0, ε > 0 and positive scales.
+func renPassive(m *baselines.PassiveREN, e *baselines.RENMatrices) bool {
+	return e.MinEigH > 0 && m.Nu >= 0 && m.Eps > 0 && m.UScale > 0 && m.YScale > 0
 }
 
 // renSummary is summary for a passive REN.
@@ -82,80 +88,85 @@ func (s *Source) renSummary(name string) []string {
 // renC is C for a passive REN: the computation of PassiveREN.Simulate,
 // sums in the same order, constants written exactly.
 func renC(s *Source, name string) ([]File, error) {
-	m, e := s.REN, s.RENMat
 	P, U := name, strings.ToUpper(name)
-	nx, nv := e.States, e.Neurons
 	lines := s.summary(name)
 	lines = append(lines, cUse(P,
 		P+"_step returns y(t) for u(t): the model has direct feedthrough (D22 > 0).",
 		P+"_reset returns to rest (x = 0; the next sample is t = 0).")...)
 
-	var h bytes.Buffer
+	var h, c bytes.Buffer
 	guard := cHeaderStart(&h, lines, U)
-	def := cDefiner(&h, U)
+	s.defineCommon(cDefiner(&h, U), U)
+	cComment(&c, lines)
+	fmt.Fprintf(&c, "#include \"%s.h\"\n\n#include <math.h>\n\n", name)
+	renMemberC(&h, &c, s.REN, s.RENMat, P, U, "")
+	fmt.Fprintf(&c, "\nvoid %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n", P, P, P)
+	cAPI(&h, P, guard)
+	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+}
+
+// renMemberC writes one REN under the prefix P (U in capitals): its sizes,
+// scales, certificate and state type to h; its constants and its reset and
+// step functions to c, declared with storage ("" or "static ").
+func renMemberC(h, c *bytes.Buffer, m *baselines.PassiveREN, e *baselines.RENMatrices, P, U, storage string) {
+	nx, nv := e.States, e.Neurons
+	def := cDefiner(h, U)
 	def("STATES", nx, "n_x, the REN's state")
 	def("NEURONS", nv, "n_v, its equilibrium layer")
 	def("U_SCALE", hexf(m.UScale), "u' = u / U_SCALE")
 	def("Y_SCALE", hexf(m.YScale), "y = Y_SCALE y'")
-	s.defineCommon(def, U)
 	def("CERT_MIN_EIG_H", hexf(e.MinEigH), fmt.Sprintf("smallest eigenvalue of H, %.6g > 0", e.MinEigH))
 	biased := m.Biased
 	if biased {
-		fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state x and that of its\n   zero-input response x0, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n\tdouble x0[%d];\n} %s_state;\n\n", nx, nx, P)
+		fmt.Fprintf(h, "\n/* The state of one running instance: the REN's state x and that of its\n   zero-input response x0, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n\tdouble x0[%d];\n} %s_state;\n\n", nx, nx, P)
 	} else {
-		fmt.Fprintf(&h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
+		fmt.Fprintf(h, "\n/* The state of one running instance: the REN's state, nothing else. */\ntypedef struct {\n\tdouble x[%d];\n} %s_state;\n\n", nx, P)
 	}
-	cAPI(&h, P, guard)
 
-	var c bytes.Buffer
-	cComment(&c, lines)
-	fmt.Fprintf(&c, "#include \"%s.h\"\n\n#include <math.h>\n\n", name)
-	cArray(&c, true, P+"_A", e.A, fmt.Sprintf("A, %d x %d row-major", nx, nx))
-	cArray(&c, true, P+"_B1", e.B1, fmt.Sprintf("B1, %d x %d row-major", nx, nv))
-	cArray(&c, true, P+"_B2", e.B2, "B2")
-	cArray(&c, true, P+"_C1", e.C1, fmt.Sprintf("C1, %d x %d row-major", nv, nx))
-	cArray(&c, true, P+"_D11", e.D11, fmt.Sprintf("D11, %d x %d row-major, strictly lower triangular", nv, nv))
-	cArray(&c, true, P+"_D12", e.D12, "D12")
-	cArray(&c, true, P+"_C2", e.C2, "C2")
-	cArray(&c, true, P+"_D21", e.D21, "D21")
+	cArray(c, true, P+"_A", e.A, fmt.Sprintf("A, %d x %d row-major", nx, nx))
+	cArray(c, true, P+"_B1", e.B1, fmt.Sprintf("B1, %d x %d row-major", nx, nv))
+	cArray(c, true, P+"_B2", e.B2, "B2")
+	cArray(c, true, P+"_C1", e.C1, fmt.Sprintf("C1, %d x %d row-major", nv, nx))
+	cArray(c, true, P+"_D11", e.D11, fmt.Sprintf("D11, %d x %d row-major, strictly lower triangular", nv, nv))
+	cArray(c, true, P+"_D12", e.D12, "D12")
+	cArray(c, true, P+"_C2", e.C2, "C2")
+	cArray(c, true, P+"_D21", e.D21, "D21")
 	if biased {
-		cArray(&c, true, P+"_BX", e.Bx, "b_x, the bias of x(t+1)")
-		cArray(&c, true, P+"_BV", e.Bv, "b_v, the bias of v")
+		cArray(c, true, P+"_BX", e.Bx, "b_x, the bias of x(t+1)")
+		cArray(c, true, P+"_BV", e.Bv, "b_v, the bias of v")
 	}
 	gated := m.Gated
 	if gated {
-		cArray(&c, true, P+"_WG", e.Wg, fmt.Sprintf("W_g, the gates' state weights, %d x %d row-major", nv, nx))
-		cArray(&c, true, P+"_UG", e.Ug, "u_g, the gates' input weights")
-		cArray(&c, true, P+"_BG", e.Bg, "b_g, the gates' biases")
+		cArray(c, true, P+"_WG", e.Wg, fmt.Sprintf("W_g, the gates' state weights, %d x %d row-major", nv, nx))
+		cArray(c, true, P+"_UG", e.Ug, "u_g, the gates' input weights")
+		cArray(c, true, P+"_BG", e.Bg, "b_g, the gates' biases")
 	}
-	fmt.Fprintf(&c, "static const double %s_D22 = %s;\n\n", P, hexf(e.D22))
+	fmt.Fprintf(c, "static const double %s_D22 = %s;\n\n", P, hexf(e.D22))
 	resetX0 := ""
 	if biased {
 		resetX0 = "\t\ts->x0[i] = 0.0;\n"
 	}
-	fmt.Fprintf(&c, "void %s_reset(%s_state *s)\n{\n\tint i;\n\tfor (i = 0; i < %d; i++) {\n\t\ts->x[i] = 0.0;\n%s\t}\n}\n\n", P, P, nx, resetX0)
-	fmt.Fprintf(&c, "void %s_init(%s_state *s)\n{\n\t%s_reset(s);\n}\n\n", P, P, P)
+	fmt.Fprintf(c, "%svoid %s_reset(%s_state *s)\n{\n\tint i;\n\tfor (i = 0; i < %d; i++) {\n\t\ts->x[i] = 0.0;\n%s\t}\n}\n\n", storage, P, P, nx, resetX0)
 	bv, bx := "", ""
 	if biased {
 		bv, bx = fmt.Sprintf(" + %s_BV[i]", P), fmt.Sprintf(" + %s_BX[i]", P)
 	}
 	c.WriteString("/* One step of the network from state x on scaled input us: returns y'\n   and writes x(t+1) to x (the sums in PassiveREN.Simulate's order). */\n")
-	fmt.Fprintf(&c, "static double %s_net(double *x, double us)\n{\n\tdouble w[%d], xn[%d];\n\tdouble y, a, b;\n\tint i, j;\n\n", P, nv, nx)
+	fmt.Fprintf(c, "static double %s_net(double *x, double us)\n{\n\tdouble w[%d], xn[%d];\n\tdouble y, a, b;\n\tint i, j;\n\n", P, nv, nx)
 	c.WriteString("\t/* the equilibrium layer, neuron by neuron */\n")
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * x[j];\n", nv, nx, P, nx)
-	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b%s);\n", P, nv, P, bv)
+	fmt.Fprintf(c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_C1[i * %d + j] * x[j];\n", nv, nx, P, nx)
+	fmt.Fprintf(c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < i; j++)\n\t\t\tb += %s_D11[i * %d + j] * w[j];\n\t\tw[i] = tanh(%s_D12[i] * us + a + b%s);\n", P, nv, P, bv)
 	if gated {
-		fmt.Fprintf(&c, "\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_WG[i * %d + j] * x[j];\n\t\tw[i] *= 1.0 / (1.0 + exp(-(%s_BG[i] + %s_UG[i] * us + a)));\n", nx, P, nx, P, P)
+		fmt.Fprintf(c, "\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_WG[i * %d + j] * x[j];\n\t\tw[i] *= 1.0 / (1.0 + exp(-(%s_BG[i] + %s_UG[i] * us + a)));\n", nx, P, nx, P, P)
 	}
 	c.WriteString("\t}\n")
-	fmt.Fprintf(&c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * x[j];\n", nx, nx, P, nx)
-	fmt.Fprintf(&c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b%s;\n\t}\n", nv, P, nv, P, bx)
-	fmt.Fprintf(&c, "\tfor (i = 0; i < %d; i++)\n\t\tx[i] = xn[i];\n\treturn y;\n}\n\n", nx)
-	fmt.Fprintf(&c, "double %s_step(%s_state *s, double u)\n{\n\tdouble y = %s_net(s->x, u / %s_U_SCALE);\n\n", P, P, P, U)
+	fmt.Fprintf(c, "\ta = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\ta += %s_C2[j] * x[j];\n\tb = 0.0;\n\tfor (j = 0; j < %d; j++)\n\t\tb += %s_D21[j] * w[j];\n\ty = %s_D22 * us + a + b;\n", nx, P, nv, P, P)
+	fmt.Fprintf(c, "\tfor (i = 0; i < %d; i++) {\n\t\ta = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\ta += %s_A[i * %d + j] * x[j];\n", nx, nx, P, nx)
+	fmt.Fprintf(c, "\t\tb = 0.0;\n\t\tfor (j = 0; j < %d; j++)\n\t\t\tb += %s_B1[i * %d + j] * w[j];\n\t\txn[i] = %s_B2[i] * us + a + b%s;\n\t}\n", nv, P, nv, P, bx)
+	fmt.Fprintf(c, "\tfor (i = 0; i < %d; i++)\n\t\tx[i] = xn[i];\n\treturn y;\n}\n\n", nx)
+	fmt.Fprintf(c, "%sdouble %s_step(%s_state *s, double u)\n{\n\tdouble y = %s_net(s->x, u / %s_U_SCALE);\n\n", storage, P, P, P, U)
 	if biased {
-		fmt.Fprintf(&c, "\ty -= %s_net(s->x0, 0.0); /* minus the zero-input response */\n", P)
+		fmt.Fprintf(c, "\ty -= %s_net(s->x0, 0.0); /* minus the zero-input response */\n", P)
 	}
-	fmt.Fprintf(&c, "\treturn y * %s_Y_SCALE;\n}\n", U)
-	return []File{{name + ".h", h.Bytes()}, {name + ".c", c.Bytes()}}, nil
+	fmt.Fprintf(c, "\treturn y * %s_Y_SCALE;\n}\n", U)
 }

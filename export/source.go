@@ -16,6 +16,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 )
@@ -53,6 +54,8 @@ type Source struct {
 	Meta     model.Meta             // a loop's Mode is LoopMode
 	Cert     model.Certificate      // an NFIR's certificate
 	LoopCert []FIRCert              // a loop's: every FIR of H1 and its sections, then every FIR of H2
+	Mean     *meanclass.Model       // a weighted mean of passive models (class mean); nil otherwise
+	Members  []*Source              // a mean's members, each as a file of its class would load
 	Claim    Claim
 	File     string // base name of the model file
 	SHA256   string // of the file's bytes, lower-case hex
@@ -99,6 +102,8 @@ func Load(path string, allowUncertified bool) (*Source, error) {
 				return loadLoop(path, b, allowUncertified, src)
 			case baseline.REN.Name():
 				return loadREN(path, b, allowUncertified, src)
+			case meanclass.Name:
+				return loadMean(path, b, allowUncertified, src)
 			}
 			return nil, fmt.Errorf("%w: %s is a %q file of class %q; export reads %q model files (the NFIR operator) and %q files of class loop or ren: this class has no exported form",
 				ErrUnsupported, path, classes.Format, head.Class, model.Format, classes.Format)

@@ -137,6 +137,9 @@ func StateSpace(s *Source, name string) ([]File, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
+	if s.Members != nil {
+		return nil, fmt.Errorf("%w: a mean of RENs and loops is not linear, so it has no state-space realization: export it with --format c or fmu", ErrUnsupported)
+	}
 	if s.Loop != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnsupported, errLoopSS)
 	}

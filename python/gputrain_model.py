@@ -1,5 +1,5 @@
-"""Read gputrain model files (format "gputrain-nfir", versions 1 and 2, and loops: format
-"gputrain-model", class "loop" or "ren") and run them, with NumPy only.
+"""Read gputrain model files (format "gputrain-nfir", versions 1 and 2, and format
+"gputrain-model", class "loop", "ren" or "mean") and run them, with NumPy only.
 
 This module is the executable form of docs/MODEL_FORMAT.md: it reads a model
 file as that document specifies, re-checks the passivity claim from the taps,
@@ -17,6 +17,9 @@ to about 1e-15 relative (the Go tests check 1e-12).
 
     rn = gm.load("ren.json")           # a RENModel (class ren): rn.certificate: [("H", min eig H, nan)]
     y = rn.simulate(u)
+
+    mn = gm.load("mean.json")          # a MeanModel (class mean): the weighted mean of RENs and loops
+    y = mn.simulate(u)                 # mn.certificate: every member's, names prefixed "member i "
 
     ss = gm.load_ss("plant_ss.npz")    # a linear FIR's realization (gputrain export --format python-ss)
     # ss["A"], ss["B"], ss["C"], ss["D"], ss["Ts"]; e.g. control.ss(A, B, C, D, Ts)
@@ -39,8 +42,9 @@ _STRUCTURE_KEYS = {"branches", "taps", "r1", "r2", "hidden", "feedback", "linear
 _TOP_KEYS = {"format", "version", "structure", "ts", "scalers", "g", "linear", "mlp", "passivity", "training"}
 
 ENVELOPE_FORMAT = "gputrain-model"
-ENVELOPE_VERSION = 4
-MAX_COUNT = 1 << 20  # loop.MaxCount
+ENVELOPE_VERSION = 5
+MEAN_VERSION = 5  # the envelope version that introduced class mean
+MAX_COUNT = 1 << 20  # loop.MaxCount, ensemble.MaxCount
 _ENVELOPE_KEYS = {"format", "class", "version", "ts", "params", "training"}
 _LOOP_PARAMS_KEYS = {"structure", "u_scale", "y_scale", "theta"}
 _LOOP_STRUCTURE_KEYS = {"r1", "r2", "hidden", "b1", "t1", "l1", "b2", "t2", "l2", "p1", "s", "rec"}
@@ -445,6 +449,18 @@ def _loop_envelope(f):
     return ts
 
 
+def _weighted_mean(members, counts, u):
+    # sum_i c_i y_i / sum c for the members' outputs on u: c_i y_i rounded, summed in member order,
+    # then divided, as Go's ensemble.Mean does
+    y = None
+    for m, c in zip(members, counts):
+        ym = m.simulate(u)
+        if c != 1:
+            ym = float(c) * ym
+        y = ym if y is None else y + ym
+    return y / float(sum(counts))
+
+
 class LoopMeanModel:
     """The weighted mean of several passive loops driven by the same u, y = sum_i c_i y_i / sum_i c_i,
     read from a gputrain-model file of class "loop" whose params are {"members": [...]} and, from
@@ -482,13 +498,7 @@ class LoopMeanModel:
     def simulate(self, u):
         """Weighted mean output of the loops for one record from rest (c_i y_i summed in member
         order, then divided by sum c, as Go does)."""
-        y = None
-        for m, c in zip(self.members, self.counts):
-            ym = m.simulate(u)
-            if c != 1:
-                ym = float(c) * ym
-            y = ym if y is None else y + ym
-        return y / float(sum(self.counts))
+        return _weighted_mean(self.members, self.counts, u)
 
     def __repr__(self):
         return "LoopMeanModel(%s, passive=%r)" % (", ".join(repr(m) for m in self.members), self.passive)
@@ -621,11 +631,63 @@ class RENModel:
             self.states, self.neurons, self.nu, self.biased, self.gated, self.passive)
 
 
+class MeanModel:
+    """The weighted mean y = sum_i c_i y_i / sum_i c_i of passive models of other classes driven by
+    the same u, read from a gputrain-model file of class "mean" (version 5 or later): params
+    {"members": [{"class": "loop" or "ren", "params": that class's params (one loop, not a mean),
+    "count": c_i (an integer 1..2^20; absent: 1)}, ...]}. Passive when every member is (a parallel
+    interconnection, member i scaled by c_i / sum c); every member is read and certified as a file of
+    its class is; see load."""
+
+    def __init__(self, f, allow_uncertified=False):
+        self.ts = _loop_envelope(f)
+        if f["version"] < MEAN_VERSION:
+            raise ValueError("class mean needs version %d of %s, and the file is version %d" % (MEAN_VERSION, ENVELOPE_FORMAT, f["version"]))
+        p = f.get("params")
+        if not isinstance(p, dict) or set(p) != {"members"} or not isinstance(p["members"], list) or not p["members"]:
+            raise ValueError("params: a mean is {\"members\": [{\"class\", \"params\", \"count\"}, ...]} with at least one member")
+        self.members, self.counts = [], []
+        for i, mp in enumerate(p["members"]):
+            at = "params.members[%d]" % i
+            if not isinstance(mp, dict) or not {"class", "params"} <= set(mp) <= {"class", "params", "count"}:
+                raise ValueError("%s: a member is an object with the keys class and params, and optionally count" % at)
+            count = _int(mp.get("count", 1), at + ".count")
+            if not 1 <= count <= MAX_COUNT:
+                raise ValueError("%s.count is %d, want 1..%d" % (at, count, MAX_COUNT))
+            sub = {"format": ENVELOPE_FORMAT, "class": mp["class"], "version": f["version"], "params": mp["params"]}
+            if "ts" in f:
+                sub["ts"] = f["ts"]
+            try:
+                if mp["class"] == "ren":
+                    m = RENModel(sub, allow_uncertified=allow_uncertified)
+                elif mp["class"] == "loop":
+                    if isinstance(mp["params"], dict) and "members" in mp["params"]:
+                        raise ValueError("a member is one loop, not a mean of loops")
+                    m = LoopModel(sub, allow_uncertified=allow_uncertified)
+                else:
+                    raise ValueError("class %r: a member is of class loop or ren" % (mp["class"],))
+            except ValueError as e:
+                raise type(e)("%s: %s" % (at, e)) from e
+            self.members.append(m)
+            self.counts.append(count)
+        self.mode = "mean"
+        self.certificate = [("member %d %s" % (i, c[0]),) + tuple(c[1:]) for i, m in enumerate(self.members) for c in m.certificate]
+        self.passive = all(m.passive for m in self.members)
+
+    def simulate(self, u):
+        """Weighted mean output of the members for one record from rest (c_i y_i, rounded, summed
+        in member order, then divided by sum c, as Go does)."""
+        return _weighted_mean(self.members, self.counts, u)
+
+    def __repr__(self):
+        return "MeanModel(%s, counts=%r, passive=%r)" % (", ".join(repr(m) for m in self.members), self.counts, self.passive)
+
+
 def load(path, allow_uncertified=False):
     """Read and validate a model file; refuse a passivity claim the taps fail (NotPassiveError)
     unless allow_uncertified. A gputrain-nfir file gives a Model, a gputrain-model file of
     class "loop" a LoopModel (a LoopMeanModel when its params hold "members"), one of class "ren"
-    a RENModel; other classes are refused."""
+    a RENModel, one of class "mean" a MeanModel; other classes are refused."""
     with open(path, "rb") as fh:
         text = fh.read().decode("utf-8")
     if text.startswith("\ufeff"):
@@ -634,9 +696,11 @@ def load(path, allow_uncertified=False):
     if isinstance(f, dict) and f.get("format") == ENVELOPE_FORMAT:
         if f.get("class") == "ren":
             return RENModel(f, allow_uncertified=allow_uncertified)
+        if f.get("class") == "mean":
+            return MeanModel(f, allow_uncertified=allow_uncertified)
         if f.get("class") != "loop":
-            raise ValueError("a %s file of class %r: this reader reads NFIR files (%s), loops (class loop) and passive RENs (class ren)"
-                             % (ENVELOPE_FORMAT, f.get("class"), FORMAT))
+            raise ValueError("a %s file of class %r: this reader reads NFIR files (%s), loops (class loop), passive RENs (class ren)"
+                             " and weighted means of them (class mean)" % (ENVELOPE_FORMAT, f.get("class"), FORMAT))
         p = f.get("params")
         if isinstance(p, dict) and "members" in p:
             return LoopMeanModel(f, allow_uncertified=allow_uncertified)

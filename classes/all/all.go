@@ -8,6 +8,7 @@ import (
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/lifted"
 	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/model"
 )
 
@@ -22,5 +23,6 @@ func init() {
 	classes.Register(baseline.N4SID)
 	classes.Register(baseline.REN)
 
+	classes.RegisterComposite(meanclass.Name, meanclass.Decode)
 	classes.RegisterFormat(model.Format, lifted.DecodeFile)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
@@ -217,6 +218,13 @@ var FitNFIR = func(ctx context.Context, tr, val *data.Dataset, opt classes.FitOp
 	res, err := search.Select(ctx, cfg, search.Fixed{}, sopt, tr, val)
 	if res == nil {
 		return nil, err
+	}
+	if res.MeanChosen {
+		m, merr := meanclass.FromEnsemble(res.Mean)
+		if merr != nil {
+			return nil, merr
+		}
+		return m, err
 	}
 	if res.RENChosen {
 		return baseline.NewREN(res.REN), err
