@@ -38,6 +38,16 @@
 //     y = α·NFIR + (1−α)·FIR (model.Blend, α = 0.1 … 0.9: one NFIR, passive
 //     as a nonnegative combination of passive FIRs); the best is a
 //     candidate of its own when it scores better than both.
+//  6. With Options.REN, and no structure field fixed, RENSeeds passive RENs
+//     (baselines.TrainREN, passive by parameterization) of the kinds
+//     renKinds lists, trained on the simulation error before the loops,
+//     all at once under the time limit; the best is the family's offer.
+//  7. The mean of the RENs: ensemble selection with replacement on
+//     validation (package ensemble) over every REN trained, offered as
+//     Result.Mean when it has two members or more and validates above the
+//     best REN: passive as a parallel interconnection of passive models,
+//     and less subject than one REN to which of several near-equal ones
+//     validation ranks first.
 //
 // Candidates are scored by their median closed-loop Fit on the validation
 // data (the deployed use of a model; for an FB model the open-loop fit can

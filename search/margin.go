@@ -134,17 +134,7 @@ func marginOf(d []float64) Margin {
 // linearMargin's.
 func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Margin, error) {
 	val, skip := s.val, s.base.ValSkip
-	var folds [2]*data.Dataset
-	for i, b := range val.Batches {
-		if len(b.U) <= skip {
-			continue
-		}
-		k := i % 2
-		if folds[k] == nil {
-			folds[k] = &data.Dataset{Ts: val.Ts}
-		}
-		folds[k].Batches = append(folds[k].Batches, b)
-	}
+	folds := recordFolds(val, skip)
 	if folds[0] == nil || folds[1] == nil {
 		return linearMargin(val, skip, res.LoopModel.Simulate, fir), nil
 	}
@@ -175,6 +165,23 @@ func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Mar
 	mg := marginOf(d)
 	mg.CrossFit = true
 	return mg, nil
+}
+
+// recordFolds splits val's records with more than skip samples into two
+// folds, the even and the odd ones; a fold is nil when it has none.
+func recordFolds(val *data.Dataset, skip int) [2]*data.Dataset {
+	var folds [2]*data.Dataset
+	for i, b := range val.Batches {
+		if len(b.U) <= skip {
+			continue
+		}
+		k := i % 2
+		if folds[k] == nil {
+			folds[k] = &data.Dataset{Ts: val.Ts}
+		}
+		folds[k].Batches = append(folds[k].Batches, b)
+	}
+	return folds
 }
 
 // clearOfLinear reports whether the model called name, whose margin over

@@ -185,6 +185,9 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 			note = fmt.Sprintf("(time limit: stopped after %d epochs in %.0fs, best epoch %d)", row.Epochs, o.seconds, o.m.BestEpoch)
 		}
 		s.emit(Event{Stage: "candidate", Rung: max(res.Rungs-1, 0), Rungs: max(res.Rungs, 1), Candidate: row.Name, ValFit: row.ValFit, Note: note})
+		if o.m != nil && !math.IsNaN(o.fit) {
+			res.rens, res.renRows = append(res.rens, o.m), append(res.renRows, len(res.Rows))
+		}
 		if o.m != nil && !math.IsNaN(o.fit) && (res.REN == nil || o.fit > res.RENFit) {
 			res.REN, res.RENFit, res.renRow = o.m, o.fit, len(res.Rows)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/ensemble"
 	"github.com/passivenfir/gputrain/loop"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/trainer"
@@ -94,6 +95,11 @@ type Options struct {
 	// it trains the loop family's runs as well (otherwise LocalLoops); the
 	// linear FIR's doubling trains in this process either way.
 	Trainer RungTrainer
+
+	// noMean leaves the mean of the RENs out of the choice
+	// (it is still formed and tabled): the tests compare the choice with
+	// and without it.
+	noMean bool
 }
 
 // Event is one line of search progress.
@@ -132,8 +138,11 @@ type Row struct {
 	// Members are the structures of the loops a mean row averages
 	// (loop.Mean; Structure and Loop are then zero).
 	Members []loop.Structure `json:"members,omitempty"`
-	// Counts are the members' counts in a weighted mean (loop.Member),
-	// absent when every member counts once.
+	// MeanOf names the rows a mean of RENs (Result.Mean) averages, in
+	// member order (Structure, Loop and REN are then zero).
+	MeanOf []string `json:"mean_of,omitempty"`
+	// Counts are the members' counts in a weighted mean (loop.Member, or
+	// Result.Mean's), absent when every member counts once.
 	Counts []int `json:"counts,omitempty"`
 	// Blend is, for a blend row, the weight α of the feedforward NFIR
 	// (Structure) against the passive FIR it is blended with
@@ -196,6 +205,17 @@ type Result struct {
 	REN       *baselines.PassiveREN
 	RENFit    float64
 	RENChosen bool
+	// Mean is the weighted mean of the trained RENs chosen by ensemble
+	// selection on validation (ensemble.Select; members
+	// *baselines.PassiveREN), offered when it has two members or more and
+	// validates above the best REN (nil otherwise); MeanFit its validation
+	// Fit, and
+	// MeanChosen whether it won: then Mean is the model to keep, and Result
+	// is the best NFIR or FIR, the runner-up. At most one of LoopChosen,
+	// RENChosen and MeanChosen is set.
+	Mean       ensemble.Mean
+	MeanFit    float64
+	MeanChosen bool
 	// Margin is the chosen nonlinear model's validation gain over the
 	// passive FIR, or, where the FIR was kept, the gain of the model that
 	// did not clear it (margin.go); zero when no nonlinear model beat the
@@ -206,14 +226,22 @@ type Result struct {
 	TimeLimit time.Duration
 	TimeCut   bool
 
-	linear     *model.NFIR       // the linear baseline, which the loop starts from
-	loopRow    int               // the row of Loop
-	renRow     int               // the row of REN
-	loopPasses [2][]*loop.Result // the trained loops LoopModel was chosen from
+	rens       []*baselines.PassiveREN // every trained REN, and its row
+	renRows    []int
+	meanRow    int                  // the row of Mean
+	meanCands  []ensemble.Simulator // the candidates Mean was drawn from
+	loopRows   map[*loop.Result]int // the row of every trained loop
+	linear     *model.NFIR          // the linear baseline, which the loop starts from
+	loopRow    int                  // the row of Loop
+	renRow     int                  // the row of REN
+	loopPasses [2][]*loop.Result    // the trained loops LoopModel was chosen from
 }
 
 // ValFit is the chosen model's validation Fit.
 func (r *Result) ValFit() float64 {
+	if r.MeanChosen {
+		return r.MeanFit
+	}
 	if r.RENChosen {
 		return r.RENFit
 	}
@@ -258,6 +286,9 @@ func (p Plan) String() string {
 		if p.LoopSkip > 0 {
 			s += fmt.Sprintf(" (half of them not fitting the first %d samples of each record)", p.LoopSkip)
 		}
+	}
+	if p.RENs > 1 {
+		s += " and their weighted mean, drawn on validation (ensemble selection), where it validates above the best of them"
 	}
 	if p.TimeLimit > 0 {
 		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
@@ -324,7 +355,7 @@ type candidate struct {
 }
 
 func (s *searcher) run(ctx context.Context) (*Result, error) {
-	res := &Result{LinearFit: math.NaN(), RENFit: math.NaN(), TimeLimit: s.opt.TimeLimit}
+	res := &Result{LinearFit: math.NaN(), RENFit: math.NaN(), MeanFit: math.NaN(), TimeLimit: s.opt.TimeLimit}
 	// 1. The memory: the best passive linear FIR over a doubling grid.
 	fir, firCfg, err := s.linear(ctx, res)
 	if err != nil && fir == nil {
@@ -344,6 +375,9 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 		lerr := s.ren(ctx, res)
 		if lerr == nil {
 			lerr = s.loop(ctx, res)
+		}
+		if lerr == nil {
+			lerr = s.mean(res)
 		}
 		if res.Loop == nil && res.REN == nil {
 			r, _ := keep()
@@ -400,7 +434,7 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 	if err := s.loop(ctx, res); err != nil {
 		return s.finish(res, fir, firCfg, cands, err)
 	}
-	return s.finish(res, fir, firCfg, cands, nil)
+	return s.finish(res, fir, firCfg, cands, s.mean(res))
 }
 
 // loop trains the loop family's candidate, sized by the linear FIR's
@@ -488,7 +522,7 @@ func (s *searcher) chooseLoop(res *Result, trained [2][]*loop.Result, rows map[*
 	if err != nil {
 		return err
 	}
-	res.LoopModel, res.LoopFit, res.loopPasses = m, fit, trained
+	res.LoopModel, res.LoopFit, res.loopPasses, res.loopRows = m, fit, trained, rows
 	for _, pass := range trained {
 		for _, r := range pass {
 			if len(m) == 1 && m[0].Model == r.Model {
@@ -577,10 +611,25 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 		res.RENChosen = true
 		res.Rows[res.renRow].Chosen = true
 		res.Chosen = res.Rows[res.renRow].Name
+		top = res.RENFit
 	} else if res.LoopChosen {
 		res.Margin = kept
 	}
-	other := res.LoopChosen || res.RENChosen
+	kept = res.Margin // the loop's or the REN's, when one was chosen
+	if res.Mean != nil && !s.opt.noMean && res.MeanFit > top && s.meanClear(res) {
+		for _, c := range []*bool{&res.LoopChosen, &res.RENChosen} {
+			*c = false
+		}
+		for i := range res.Rows {
+			res.Rows[i].Chosen = false
+		}
+		res.MeanChosen = true
+		res.Rows[res.meanRow].Chosen = true
+		res.Chosen = res.Rows[res.meanRow].Name
+	} else if res.LoopChosen || res.RENChosen {
+		res.Margin = kept
+	}
+	other := res.LoopChosen || res.RENChosen || res.MeanChosen
 	if best == nil || !(best.row.ValFit > res.LinearFit) ||
 		(!other && !s.clearOfLinear(res, best.name, s.nfirMargin(res, best.res.Model))) {
 		// Never worse than linear: the passive FIR is itself a candidate,

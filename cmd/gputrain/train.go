@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/passivenfir/gputrain/classes"
+	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
@@ -488,9 +489,13 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	if !jsonOut && !quiet {
 		cert := certText(oc.res.Cert)
 		if oc.loop != "" {
-			cert = "passive loop of two NFIRs, " + oc.loop
-			if oc.class == "ren" {
+			switch oc.class {
+			case "ren":
 				cert = "passive REN, " + oc.loop
+			case meanclass.Name:
+				cert = "passive weighted mean, " + oc.loop
+			default:
+				cert = "passive loop of two NFIRs, " + oc.loop
 			}
 		}
 		fmt.Fprintf(e.stdout, "trained in %.1fs%s; certificate: %s\nmodel written to %s\n",

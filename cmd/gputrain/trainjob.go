@@ -72,7 +72,7 @@ func runTraining(e *env, job trainJob) (trainOutcome, error) {
 		return out, failf("training failed: %v", err)
 	}
 	out.interrupted = err != nil || e.ctx.Err() != nil
-	if sj := job.search; sj != nil && sj.res != nil && (sj.res.LoopChosen || sj.res.RENChosen) {
+	if sj := job.search; sj != nil && sj.res != nil && (sj.res.LoopChosen || sj.res.RENChosen || sj.res.MeanChosen) {
 		return saveLoop(&job, sj.res, out)
 	}
 	if res == nil || res.Model == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
+	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
@@ -51,7 +52,11 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	extra := maps.Clone(sj.extra)
 	extra[searchKey] = searchSummary(sr)
 	job.settings = settings(chosen, extra)
-	if sr.RENChosen {
+	if sr.MeanChosen {
+		// No class trains a mean: the training object stays the search's
+		// settings, which train again with no structure flag.
+		job.settings = settings(cfg, extra)
+	} else if sr.RENChosen {
 		// The REN's settings as train --model ren takes them.
 		delete(extra, "decay")
 		extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
@@ -84,16 +89,24 @@ func renRowOf(sr *search.Result) int {
 	return 0
 }
 
-// saveLoop writes the loop or the passive REN the search chose: a
-// gputrain-model file of class loop or ren (docs/MODEL_FORMAT.md), whose
+// saveLoop writes the loop, the passive REN or the mean of several the
+// search chose: a gputrain-model file of class loop, ren or mean
+// (docs/MODEL_FORMAT.md), whose
 // training object records the search as an NFIR's does. out.res then
 // carries the model's validation Fit and certificate verdict; out.loop the
 // certificate's words.
 func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome, error) {
 	var m classes.Model = &loopclass.Model{Mean: sr.LoopModel}
 	fit, what := sr.LoopFit, "loop"
-	if sr.RENChosen {
+	switch {
+	case sr.RENChosen:
 		m, fit, what = baseline.NewREN(sr.REN), sr.RENFit, "REN"
+	case sr.MeanChosen:
+		mm, err := meanclass.FromEnsemble(sr.Mean)
+		if err != nil {
+			return out, failf("internal error: the mean of the RENs: %v; nothing written", err)
+		}
+		m, fit, what = mm, sr.MeanFit, "mean"
 	}
 	cert, err := m.Certify()
 	if err != nil {
