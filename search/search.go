@@ -280,15 +280,15 @@ func (p Plan) String() string {
 	if p.RENs > 0 {
 		biased, gated, wide := renCounts()
 		s += fmt.Sprintf("; then %d passive RENs (%d of them with biases, %d gated, %d of those %d × %d), each up to %.3g samples simulated through time", p.RENs, biased, gated, wide, WideStates, WideNeurons, float64(p.RENSamples))
+		if p.RENs > 1 {
+			s += ", and their weighted mean, drawn on validation (ensemble selection), where it validates above the best of them"
+		}
 	}
 	if p.Loop {
 		s += fmt.Sprintf("; then the loop family, %d loops of up to %d epochs through time", p.Loops, p.LoopEpochs)
 		if p.LoopSkip > 0 {
 			s += fmt.Sprintf(" (half of them not fitting the first %d samples of each record)", p.LoopSkip)
 		}
-	}
-	if p.RENs > 1 {
-		s += " and their weighted mean, drawn on validation (ensemble selection), where it validates above the best of them"
 	}
 	if p.TimeLimit > 0 {
 		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
