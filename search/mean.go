@@ -24,7 +24,7 @@ type meanCandidate struct {
 // errors differ, and it is passive when every member is. The loops are
 // left out: they have a mean of their own (loop.Choose), and on the quick
 // plant zoo a mean drawn from RENs and loops together lowered the test Fit
-// of two cases by 0.6 and 2.6 points where the RENs' own mean lowered none
+// of three cases by 0.2 to 2.6 points where the RENs' own mean lowered none
 // (docs/BENCHMARKS.md, session 33). It costs one simulation of the
 // validation data per REN and sums of their outputs.
 func (s *searcher) mean(res *Result) error {

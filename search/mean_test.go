@@ -61,12 +61,7 @@ func meanSearcher(t *testing.T, n int, ms ...any) (*searcher, *Result) {
 				res.RENFit = fit
 			}
 		case *loop.Model:
-			r := &loop.Result{Model: x, ValFit: fit}
-			loops = append(loops, r)
-			if res.loopRows == nil {
-				res.loopRows = map[*loop.Result]int{}
-			}
-			res.loopRows[r] = len(res.Rows)
+			loops = append(loops, &loop.Result{Model: x, ValFit: fit})
 			res.Rows = append(res.Rows, Row{Name: "loop " + string(rune('a'+i)), ValFit: fit})
 			if math.IsNaN(res.LoopFit) || fit > res.LoopFit {
 				res.LoopFit = fit

@@ -95,11 +95,6 @@ type Options struct {
 	// it trains the loop family's runs as well (otherwise LocalLoops); the
 	// linear FIR's doubling trains in this process either way.
 	Trainer RungTrainer
-
-	// noMean leaves the mean of the RENs out of the choice
-	// (it is still formed and tabled): the tests compare the choice with
-	// and without it.
-	noMean bool
 }
 
 // Event is one line of search progress.
@@ -209,10 +204,9 @@ type Result struct {
 	// selection on validation (ensemble.Select; members
 	// *baselines.PassiveREN), offered when it has two members or more and
 	// validates above the best REN (nil otherwise); MeanFit its validation
-	// Fit, and
-	// MeanChosen whether it won: then Mean is the model to keep, and Result
-	// is the best NFIR or FIR, the runner-up. At most one of LoopChosen,
-	// RENChosen and MeanChosen is set.
+	// Fit, and MeanChosen whether it won: then Mean is the model to keep,
+	// and Result is the best NFIR or FIR, the runner-up. At most one of
+	// LoopChosen, RENChosen and MeanChosen is set.
 	Mean       ensemble.Mean
 	MeanFit    float64
 	MeanChosen bool
@@ -230,7 +224,6 @@ type Result struct {
 	renRows    []int
 	meanRow    int                  // the row of Mean
 	meanCands  []ensemble.Simulator // the candidates Mean was drawn from
-	loopRows   map[*loop.Result]int // the row of every trained loop
 	linear     *model.NFIR          // the linear baseline, which the loop starts from
 	loopRow    int                  // the row of Loop
 	renRow     int                  // the row of REN
@@ -522,7 +515,7 @@ func (s *searcher) chooseLoop(res *Result, trained [2][]*loop.Result, rows map[*
 	if err != nil {
 		return err
 	}
-	res.LoopModel, res.LoopFit, res.loopPasses, res.loopRows = m, fit, trained, rows
+	res.LoopModel, res.LoopFit, res.loopPasses = m, fit, trained
 	for _, pass := range trained {
 		for _, r := range pass {
 			if len(m) == 1 && m[0].Model == r.Model {
@@ -616,10 +609,8 @@ func (s *searcher) finish(res *Result, fir *trainer.Result, firCfg trainer.Confi
 		res.Margin = kept
 	}
 	kept = res.Margin // the loop's or the REN's, when one was chosen
-	if res.Mean != nil && !s.opt.noMean && res.MeanFit > top && s.meanClear(res) {
-		for _, c := range []*bool{&res.LoopChosen, &res.RENChosen} {
-			*c = false
-		}
+	if res.Mean != nil && res.MeanFit > top && s.meanClear(res) {
+		res.LoopChosen, res.RENChosen = false, false
 		for i := range res.Rows {
 			res.Rows[i].Chosen = false
 		}
