@@ -1,11 +1,14 @@
 package baselines
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -391,6 +394,69 @@ func TestRENDeterministic(t *testing.T) {
 				t.Fatalf("run %d: θ[%d] = %v, run 0: %v", i, k, thetas[i][k], thetas[0][k])
 			}
 		}
+	}
+}
+
+// TestRENGate: trainings sharing a Gate of one slot, side by side, train
+// the same parameters, bit for bit, as each alone without one, and give
+// every slot back; a training whose gate never frees stops with its
+// context's error and no model (so it does wait for the gate).
+func TestRENGate(t *testing.T) {
+	d, err := data.GenerateMSD(data.MSDConfig{Batches: 6, Seed: 4, Samples: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := data.GenerateMSD(data.MSDConfig{Batches: 2, Seed: 5, Samples: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3
+	cfg := func(seed uint64) RENConfig {
+		return RENConfig{States: 2, Neurons: 4, Epochs: 4, Batch: 1, Seed: seed, Workers: 1}
+	}
+	alone := make([][]float64, n)
+	for k := range alone {
+		m, err := TrainREN(d, v, cfg(uint64(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone[k] = m.Theta
+	}
+
+	gate := make(chan struct{}, 1)
+	shared := make([][]float64, n)
+	var wg sync.WaitGroup
+	for k := range shared {
+		wg.Go(func() {
+			c := cfg(uint64(k))
+			c.Gate = gate
+			m, err := TrainREN(d, v, c)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			shared[k] = m.Theta
+		})
+	}
+	wg.Wait()
+	if len(gate) != 0 {
+		t.Errorf("%d slots of the gate still held after training", len(gate))
+	}
+	for k := range shared {
+		if !slices.Equal(shared[k], alone[k]) {
+			t.Errorf("seed %d: gated training differs from the same training alone", k)
+		}
+	}
+
+	full := make(chan struct{}, 1)
+	full <- struct{}{}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	c := cfg(1)
+	c.Gate = full
+	m, err := TrainRENContext(ctx, d, v, c)
+	if m != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("gate never free: got model %v, error %v; want none and the deadline", m != nil, err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/passivenfir/gputrain/baselines"
@@ -102,6 +103,20 @@ func renCounts() (biased, gated, wide int) {
 // 88.3 % after 2644 epochs, 90–92 % after 5000).
 const renShare = 2
 
+// renGate returns the gate that keeps the RENs, all training at once, to
+// workers cores on a runtime of procs (GOMAXPROCS): nil where the runtime
+// already bounds them to that (workers ≥ procs) or they number no more
+// than the workers, and a gate of workers slots otherwise (--workers 1 on
+// a machine of many cores, as a scheduler's task with one core asks). The
+// gate serves their steps in turn, so each still gets a share of the time
+// limit, as it does from the runtime.
+func renGate(workers, procs int) chan struct{} {
+	if workers >= procs || workers >= RENSeeds || workers < 1 {
+		return nil
+	}
+	return make(chan struct{}, workers)
+}
+
 // ren trains the passive REN family (Options.REN) when the user fixed no
 // structure: RENSeeds RENs, the best on validation offered as
 // Result.REN with its Fit RENFit, each with a row. Under a time limit they
@@ -126,6 +141,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	}
 	outs := make([]out, RENSeeds)
 	per := max(1, s.opt.Workers/RENSeeds) // goroutines within one REN
+	gate := renGate(s.opt.Workers, runtime.GOMAXPROCS(0))
 	// All RENs at once, sharing the workers, rather than Workers at a
 	// time: under the time limit each then gets the same share of it,
 	// where the last ones started would get what the first left (on
@@ -134,7 +150,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	// in a REN's training is its row's error, not the end of the search.
 	errs := trials.Local{Parallel: RENSeeds}.Run(rctx, RENSeeds, func(ctx context.Context, k int) error {
 		cfg := *s.opt.REN
-		cfg.Seed, cfg.Workers, cfg.ValSkip = s.base.Seed+uint64(k), per, s.base.ValSkip
+		cfg.Seed, cfg.Workers, cfg.ValSkip, cfg.Gate = s.base.Seed+uint64(k), per, s.base.ValSkip, gate
 		kind := renKinds[k]
 		cfg.Biased = kind.Biased
 		if kind.States > 0 {

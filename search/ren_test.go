@@ -196,3 +196,31 @@ func TestRENKinds(t *testing.T) {
 		t.Errorf("renCounts: %d biased, %d gated, %d wide; want 1, 3, 1", b, g, w)
 	}
 }
+
+// TestRENGate: the RENs, all training at once, share a gate of the
+// workers' slots only where the runtime would otherwise give them more
+// cores than the workers.
+func TestRENGate(t *testing.T) {
+	for _, c := range []struct {
+		workers, procs, slots int // slots −1: no gate
+	}{
+		{1, 1, -1},
+		{2, 2, -1},         // the runtime bounds them to 2 cores already
+		{1, 2, 1},          // --workers 1 on 2 cores
+		{1, 64, 1},         // a scheduler's one-core task on a large node
+		{3, 16, 3},         //
+		{RENSeeds, 64, -1}, // one core each at most
+		{8, 64, -1},        //
+		{4, 2, -1},         // more workers than cores: the runtime's bound
+		{0, 4, -1},         // 0 never reaches here (GOMAXPROCS), but no gate of 0
+	} {
+		g := renGate(c.workers, c.procs)
+		got := -1
+		if g != nil {
+			got = cap(g)
+		}
+		if got != c.slots {
+			t.Errorf("renGate(%d, %d): %d slots, want %d", c.workers, c.procs, got, c.slots)
+		}
+	}
+}

@@ -46,7 +46,8 @@ type Options struct {
 	Budget int
 	// Workers is the number of candidates that train at a time (0:
 	// GOMAXPROCS); each trains on one core, so its result does not depend
-	// on Workers.
+	// on Workers. The RENs all train at once, taking turns on Workers
+	// cores where GOMAXPROCS is larger.
 	Workers int
 	// MaxTaps caps the linear FIR's length in the doubling (0:
 	// trainer.LinearTapGrid's own cap).
