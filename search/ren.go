@@ -164,8 +164,14 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		o := out{m: m, err: err, fit: math.NaN(), seconds: time.Since(start).Seconds()}
 		if m != nil {
 			o.cut, o.err = err != nil, nil
+			if gate != nil {
+				gate <- struct{}{} // the scoring keeps to the workers too
+			}
 			if o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate); err != nil {
 				o.err = err
+			}
+			if gate != nil {
+				<-gate
 			}
 		}
 		outs[k] = o

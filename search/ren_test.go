@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -222,5 +223,35 @@ func TestRENGate(t *testing.T) {
 		if got != c.slots {
 			t.Errorf("renGate(%d, %d): %d slots, want %d", c.workers, c.procs, got, c.slots)
 		}
+	}
+}
+
+// TestSelectRENGated: with fewer workers than cores the RENs train through
+// the gate (renGate) and find what they find without it: the same REN
+// rows, fit for fit, the gate changing only when steps run.
+func TestSelectRENGated(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	train, val := msd(t, 10, 1), msd(t, 4, 2)
+	base := tiny()
+	base.Seed = 7
+	fits := func(workers int) []float64 {
+		res, err := Select(context.Background(), base, Fixed{}, Options{Budget: 1, REN: tinyREN(), Workers: workers}, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f []float64
+		for _, r := range res.Rows {
+			if r.REN != nil {
+				f = append(f, r.ValFit)
+			}
+		}
+		return f
+	}
+	if renGate(1, 4) == nil || renGate(4, 4) != nil {
+		t.Fatal("renGate: want a gate for 1 worker of 4 cores, none for 4")
+	}
+	gated, free := fits(1), fits(4)
+	if len(gated) != RENSeeds || !slices.Equal(gated, free) {
+		t.Errorf("REN fits with a gate %v, without %v", gated, free)
 	}
 }
