@@ -59,12 +59,8 @@ type RENConfig struct {
 	// percent (NaN without validation data).
 	Progress func(epoch int, trainMSE, valFit float64)
 	// Gate, when not nil, is shared by trainings that run side by side:
-	// each Adam step and each validation pass holds one of its cap(Gate)
-	// slots while it computes, so together they keep to that many cores
-	// whatever the runtime's GOMAXPROCS. Blocked steps take their turns in
-	// order (a channel's waiting senders are served first in, first out).
-	// It changes when steps run, never what they compute.
-	Gate chan struct{}
+	// each Adam step and each validation pass runs through it (Gate.Do).
+	Gate Gate
 }
 
 // DefaultRENConfig returns a passive REN of about the paper's size (702
@@ -106,27 +102,6 @@ func (c RENConfig) WithGates() RENConfig {
 		c.Clip = GatedClip
 	}
 	return c
-}
-
-// hold takes one of the Gate's slots, waiting for one unless ctx is done
-// first (then its error is returned and nothing is held).
-func (c RENConfig) hold(ctx context.Context) error {
-	if c.Gate == nil {
-		return nil
-	}
-	select {
-	case c.Gate <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// release gives back the slot hold took.
-func (c RENConfig) release() {
-	if c.Gate != nil {
-		<-c.Gate
-	}
 }
 
 func (c RENConfig) withDefaults() (RENConfig, error) {
@@ -891,11 +866,10 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 		epochLoss, steps := 0.0, 0
 		for lo := 0; lo < len(order); lo += cfg.Batch {
 			mb := order[lo:min(lo+cfg.Batch, len(order))]
-			if ctxErr = cfg.hold(ctx); ctxErr != nil {
+			var l float64
+			if ctxErr = cfg.Gate.Do(ctx, func() { l, err = m.lossGrad(tr, mb, grad, cfg.Workers) }); ctxErr != nil {
 				break
 			}
-			l, err := m.lossGrad(tr, mb, grad, cfg.Workers)
-			cfg.release()
 			if err != nil {
 				return nil, err
 			}
@@ -921,11 +895,10 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 			}
 			continue
 		}
-		if ctxErr = cfg.hold(ctx); ctxErr != nil {
+		var vl float64
+		if ctxErr = cfg.Gate.Do(ctx, func() { vl, err = m.lossGrad(vs, vitems, nil, cfg.Workers) }); ctxErr != nil {
 			break
 		}
-		vl, err := m.lossGrad(vs, vitems, nil, cfg.Workers)
-		cfg.release()
 		if err != nil {
 			return nil, err
 		}
@@ -947,9 +920,9 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	if vs != nil {
 		m.BestEpoch = stop.restore(m.Theta)
 	}
-	_ = cfg.hold(context.Background()) // cannot fail: it waits its turn
-	m.TrainLoss, err = m.lossGrad(tr, wholeItems(tr, cfg.Skip), nil, cfg.Workers)
-	cfg.release()
+	_ = cfg.Gate.Do(context.Background(), func() { // cannot fail: it waits its turn
+		m.TrainLoss, err = m.lossGrad(tr, wholeItems(tr, cfg.Skip), nil, cfg.Workers)
+	})
 	if err != nil {
 		return nil, err
 	}

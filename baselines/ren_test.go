@@ -423,7 +423,7 @@ func TestRENGate(t *testing.T) {
 		alone[k] = m.Theta
 	}
 
-	gate := make(chan struct{}, 1)
+	gate := NewGate(1)
 	shared := make([][]float64, n)
 	var wg sync.WaitGroup
 	for k := range shared {
@@ -448,7 +448,7 @@ func TestRENGate(t *testing.T) {
 		}
 	}
 
-	full := make(chan struct{}, 1)
+	full := NewGate(1)
 	full <- struct{}{}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

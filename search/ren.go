@@ -110,11 +110,11 @@ const renShare = 2
 // a machine of many cores, as a scheduler's task with one core asks). The
 // gate serves their steps in turn, so each still gets a share of the time
 // limit, as it does from the runtime.
-func renGate(workers, procs int) chan struct{} {
+func renGate(workers, procs int) baselines.Gate {
 	if workers >= procs || workers >= RENSeeds || workers < 1 {
 		return nil
 	}
-	return make(chan struct{}, workers)
+	return baselines.NewGate(workers)
 }
 
 // ren trains the passive REN family (Options.REN) when the user fixed no
@@ -164,14 +164,11 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		o := out{m: m, err: err, fit: math.NaN(), seconds: time.Since(start).Seconds()}
 		if m != nil {
 			o.cut, o.err = err != nil, nil
-			if gate != nil {
-				gate <- struct{}{} // the scoring keeps to the workers too
-			}
-			if o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate); err != nil {
+			_ = gate.Do(context.Background(), func() { // the scoring keeps to the workers too
+				o.fit, err = loop.FitOf(s.val, s.base.ValSkip, m.Simulate)
+			})
+			if err != nil {
 				o.err = err
-			}
-			if gate != nil {
-				<-gate
 			}
 		}
 		outs[k] = o
