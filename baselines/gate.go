@@ -1,6 +1,9 @@
 package baselines
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Gate bounds how many trainings running side by side compute at once:
 // each step of work holds one of its cap slots (a nil Gate: no bound), so
@@ -10,8 +13,14 @@ import "context"
 // computes.
 type Gate chan struct{}
 
-// NewGate returns a Gate of n ≥ 1 slots.
-func NewGate(n int) Gate { return make(Gate, n) }
+// NewGate returns a Gate of n slots. It panics for n < 1, as make does
+// for a negative length: a gate without slots would stall every caller.
+func NewGate(n int) Gate {
+	if n < 1 {
+		panic(fmt.Sprintf("baselines: NewGate(%d): a gate needs at least one slot", n))
+	}
+	return make(Gate, n)
+}
 
 // Do runs f holding one slot, given back even if f panics. It returns
 // ctx's error, without running f, when ctx is done before a slot frees.

@@ -45,6 +45,17 @@ func TestGate(t *testing.T) {
 		}
 	}
 
+	for _, n := range []int{0, -1} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("NewGate(%d) did not panic", n)
+				}
+			}()
+			NewGate(n)
+		}()
+	}
+
 	g := NewGate(1)
 	func() {
 		defer func() { _ = recover() }()
