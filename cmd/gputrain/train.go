@@ -188,7 +188,7 @@ func runTrain(e *env, args []string) error {
 		quiet, jsonOut                          bool
 	)
 	fs.StringVar(&dataPath, "data", "", "training data file: .csv (columns u,y[,batch]), .npy, .npz or .mat; - reads standard input")
-	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when there are ≥ 5, else the last 20% of each batch after a lead-in of the model memory)")
+	fs.StringVar(&valPath, "val", "", "validation data file (default: a seeded 20% of the batches when ≥ 5 have inputs of their own, batches that repeat one another's input held out together; else the last 20% of each batch, of each period where a batch's input is periodic, after a lead-in of the model memory)")
 	fs.StringVar(&out, "out", "model.json", "model file to write (atomically); an existing file is refused unless --force")
 	force := addForceFlag(fs)
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
@@ -353,13 +353,20 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
 	if valPath == "" {
 		n := trainSet.Len()
+		var groups [][]int
+		if n >= data.HoldOutBatches {
+			groups = data.Groups(trainSet)
+		}
 		switch {
-		case n >= data.HoldOutBatches:
-			trainSet, valSet = data.HoldOut(trainSet, cfg.Seed)
-			prog.note("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
+		case len(groups) >= data.HoldOutBatches:
+			trainSet, valSet = data.HoldOutGroups(trainSet, groups, cfg.Seed)
+			prog.note("note: holding out %d of %d batches for validation (seed %d)%s; give --val FILE to use your own", valSet.Len(), n, cfg.Seed, groupsText(n, len(groups)))
 		case cfg.Structure.Branches == 0:
 			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
 		default:
+			if groups != nil {
+				prog.note("%s", fewGroupsNote(n, len(groups)))
+			}
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.
@@ -374,6 +381,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 					lead = search.MaxMemory(cfg.Structure, fixed, sopt, head)
 				}
 			}
+			whole := trainSet
 			tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, lead)
 			if err != nil {
 				prog.note("note: %d batch(es) and no --val, too short to hold out their last %.0f%% after a %d-sample lead-in (%s): training without validation (no early stopping on held-out data); give --val FILE to validate", n, 100*data.TailFraction, lead, memory)
@@ -389,6 +397,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 				own = "the structure search then judges every model on data like its training data, which cannot show how a model extrapolates to inputs of other amplitudes or frequencies; a second experiment with other inputs, given as --val FILE, can"
 			}
 			prog.note("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %s (%d samples), training on the rest; %s", n, 100*data.TailFraction, memory, lead, own)
+			for _, s := range repeatNotes(whole, data.TailFraction, lead) {
+				prog.note("%s", s)
+			}
 		}
 	}
 	if valPath != "" {

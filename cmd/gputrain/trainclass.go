@@ -172,12 +172,22 @@ func (j *classTrain) run(e *env) error {
 		}
 	} else {
 		n := trainSet.Len()
+		var groups [][]int
 		if n >= data.HoldOutBatches {
-			trainSet, valSet = data.HoldOut(trainSet, cfg.Seed)
-			say("note: holding out %d of %d batches for validation (seed %d); give --val FILE to use your own", valSet.Len(), n, cfg.Seed)
+			groups = data.Groups(trainSet)
+			if len(groups) < data.HoldOutBatches {
+				say("%s", fewGroupsNote(n, len(groups)))
+			}
+		}
+		if len(groups) >= data.HoldOutBatches {
+			trainSet, valSet = data.HoldOutGroups(trainSet, groups, cfg.Seed)
+			say("note: holding out %d of %d batches for validation (seed %d)%s; give --val FILE to use your own", valSet.Len(), n, cfg.Seed, groupsText(n, len(groups)))
 		} else if tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, classLead); err == nil {
-			trainSet, valSet, valSkip = tr, va, max(valSkip, classLead)
 			say("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %d samples, training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, classLead)
+			for _, s := range repeatNotes(trainSet, data.TailFraction, classLead) {
+				say("%s", s)
+			}
+			trainSet, valSet, valSkip = tr, va, max(valSkip, classLead)
 		} else {
 			say("note: %d batch(es) and no --val, too short to hold out: training without validation data; give --val FILE", n)
 		}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/passivenfir/gputrain/data"
+)
+
+// repeatNotes are the notes on the records of d whose input repeats itself,
+// for a validation cut from their tails (data.HoldOutTails with frac and
+// lead): which are split by phase, and the first whose repeat is too short
+// for that, whose validation then repeats training inputs.
+func repeatNotes(d *data.Dataset, frac float64, lead int) []string {
+	var notes []string
+	const most = 3
+	phased := 0
+	for i, b := range d.Batches {
+		r, ok := data.TailRepeat(b, frac, lead)
+		if !ok {
+			continue
+		}
+		if phased++; phased > most {
+			continue
+		}
+		w := max(1, int(float64(r.Lag)*frac))
+		notes = append(notes, fmt.Sprintf("note: the input of %s is periodic, every %d samples (correlation %.3f): validating on the last %d samples of every period, not on the record's last %.0f%%, so that validation sees no input the training part holds (a tail would repeat training inputs, and its Fit would flatter models that fit the training data closely)", b.Name(i), r.Lag, r.Corr, w, 100*frac))
+	}
+	if phased > most {
+		notes = append(notes, fmt.Sprintf("note: %d more records have periodic inputs and are split by phase alike", phased-most))
+	}
+	if i, r, ok := data.WorstRepeat(d, frac, lead); ok {
+		name := d.Batches[i].Name(i)
+		if r.Corr < 0 {
+			notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples with its sign flipped (correlation %.3f): the held-out tail holds training inputs with the sign flipped, which tells a model that generalises from one that fits the training data closely only as far as the plant is not odd, y(−u) ≠ −y(u); give --val FILE from an experiment with other inputs", name, r.Lag, r.Corr))
+		} else {
+			notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples (correlation %.3f), too often to hold out a part of every repeat: the held-out tail repeats training inputs, so its validation Fit flatters models that fit the training data closely; give --val FILE from an experiment with other inputs", name, r.Lag, r.Corr))
+		}
+	}
+	return notes
+}
+
+// groupsText says, after "holding out K of N batches", that batches which
+// repeat one another's input were held out together, when any were.
+func groupsText(batches, groups int) string {
+	if groups == batches {
+		return ""
+	}
+	return fmt.Sprintf(" (whole groups of batches that repeat one another's input: %d distinct inputs)", groups)
+}
+
+// fewGroupsNote says why batches enough to hold whole ones out are split
+// by their tails instead: too few of them have inputs of their own.
+func fewGroupsNote(batches, groups int) string {
+	return fmt.Sprintf("note: the %d batches hold %d distinct inputs (the others repeat them), too few to hold whole batches out: validation that repeats a training input flatters models that fit the training data closely", batches, groups)
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeRepeats writes a CSV of batches whose inputs are copies of a few
+// smooth random signals (input k of batch b: b % inputs; sign −1 flips
+// the sign of every other repeat within a batch of reps repeats), through
+// a first-order low-pass plant.
+func writeRepeats(t *testing.T, path string, batches, inputs, length, reps int, sign float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	bases := make([][]float64, inputs)
+	for k := range bases {
+		var s float64
+		for range length {
+			s = 0.6*s + 0.4*rng.NormFloat64()
+			bases[k] = append(bases[k], s)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("batch,u,y\n")
+	for i := range batches {
+		var y float64
+		for r := range reps {
+			f := math.Pow(sign, float64(r))
+			for _, v := range bases[i%inputs] {
+				u := f * v
+				y = 0.9*y + 0.1*u
+				fmt.Fprintf(&b, "%d,%.9g,%.9g\n", i, u, y+0.001*rng.NormFloat64())
+			}
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRepeatedInputValidation: a record whose input is periodic is
+// validated on the same phase of every period, an antiperiodic one on its
+// tail with a warning, and batches that repeat one
+// another's input are held out together, or by their tails when too few
+// are distinct; each says so.
+func TestRepeatedInputValidation(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name                          string
+		batches, inputs, length, reps int
+		sign                          float64
+		note                          string
+	}{
+		{"antiperiodic record", 1, 1, 600, 2, -1, "repeats itself every 600 samples with its sign flipped"},
+		{"antiperiodic record of two periods", 1, 1, 300, 4, -1, "is periodic, every 600 samples"},
+		{"periodic record", 1, 1, 400, 3, 1, "validating on the last 80 samples of every period"},
+		{"repeated batches", 10, 5, 400, 1, 1, "whole groups of batches that repeat one another's input: 5 distinct inputs"},
+		{"too few distinct batches", 6, 2, 400, 1, 1, "the 6 batches hold 2 distinct inputs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(dir, "d.csv")
+			writeRepeats(t, data, c.batches, c.inputs, c.length, c.reps, c.sign)
+			out := filepath.Join(dir, "m.json")
+			code, _, stderr := cli(t, "train", "--data", data, "--branches", "1", "--taps", "5", "--iters", "1", "--epochs", "2", "--force", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stderr, c.note) {
+				t.Errorf("no note %q:\n%s", c.note, stderr)
+			}
+		})
+	}
+}
