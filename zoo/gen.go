@@ -66,6 +66,14 @@ type Config struct {
 	Drop   int
 	Output Output
 	Delay  int // samples, for Output Delayed, ≥ 1
+	// Periods, when 2 or more, repeats the excitation within each record:
+	// its first ⌈Samples/Periods⌉ samples are drawn, and the record repeats
+	// them (the periods of one measured multisine, as identification
+	// experiments take them); with Alternate every other period has its
+	// sign flipped (u(t+P) = −u(t), the halves of an odd multisine). 0 and
+	// 1: no repeat. The dropped samples (Drop) come before the first period.
+	Periods   int
+	Alternate bool
 }
 
 // Check validates c for plant p and returns it with its defaults filled in.
@@ -100,6 +108,14 @@ func (c Config) Check(p Plant) (Config, error) {
 	if c.Drop < 0 {
 		bad("Drop = %d, need ≥ 0", c.Drop)
 	}
+	switch {
+	case c.Periods < 0:
+		bad("Periods = %d, need ≥ 0", c.Periods)
+	case c.Periods > 1 && c.Samples/c.Periods < 2:
+		bad("Periods = %d of %d samples: need at least 2 samples a period", c.Periods, c.Samples)
+	case c.Alternate && c.Periods < 2:
+		bad("Alternate with Periods = %d: need ≥ 2 periods to alternate", c.Periods)
+	}
 	if c.Excitation < 0 || int(c.Excitation) >= len(excitationNames) {
 		bad("unknown excitation %v", c.Excitation)
 	}
@@ -132,7 +148,7 @@ func Generate(ctx context.Context, p Plant, c Config) (*data.Dataset, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("zoo: %s: %w", p.Name, err)
 		}
-		u := signal(rng, c.Excitation, p, c.Drop+c.Samples, c.Ts, c.Amplitude)
+		u := excite(rng, c, p)
 		xs, err := p.trajectory(u, c.Ts, nil)
 		if err != nil {
 			return nil, err
@@ -146,6 +162,27 @@ func Generate(ctx context.Context, p Plant, c Config) (*data.Dataset, error) {
 		d.Batches[i] = b
 	}
 	return d, nil
+}
+
+// excite draws one record's input, Drop + Samples samples, repeating its
+// first period when c.Periods asks.
+func excite(rng *rand.Rand, c Config, p Plant) []float64 {
+	if c.Periods < 2 {
+		return signal(rng, c.Excitation, p, c.Drop+c.Samples, c.Ts, c.Amplitude)
+	}
+	period := (c.Samples + c.Periods - 1) / c.Periods
+	base := signal(rng, c.Excitation, p, period, c.Ts, c.Amplitude)
+	u := make([]float64, c.Drop+c.Samples)
+	for t := range u {
+		// the dropped samples end where the first period starts
+		k := t - c.Drop
+		i := ((k % period) + period) % period
+		u[t] = base[i]
+		if c.Alternate && k >= 0 && (k/period)%2 == 1 {
+			u[t] = -u[t]
+		}
+	}
+	return u
 }
 
 // measure returns the output c asks for from the states xs (one more than

@@ -284,6 +284,9 @@ func TestConfigCheck(t *testing.T) {
 		{"delayed output without delay", func(c *Config) { c.Output = Delayed }, "Delay"},
 		{"bad excitation", func(c *Config) { c.Excitation = 7 }, "excitation"},
 		{"-Inf SNR", func(c *Config) { c.SNR = math.Inf(-1) }, "SNR"},
+		{"negative periods", func(c *Config) { c.Periods = -1 }, "Periods"},
+		{"periods of one sample", func(c *Config) { c.Periods = 6 }, "2 samples a period"},
+		{"alternate without periods", func(c *Config) { c.Alternate = true }, "Alternate"},
 	} {
 		cfg := ok
 		c.edit(&cfg)
@@ -352,5 +355,36 @@ func BenchmarkBuildQuick(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPeriods: with Periods every record repeats its first period, exactly
+// (Alternate: with the sign flipped every other period), after the dropped
+// samples, for every excitation; the records still differ from one another.
+func TestPeriods(t *testing.T) {
+	p, _ := Lookup("twomass")
+	for e := range Excitation(len(excitationNames)) {
+		for _, alt := range []bool{false, true} {
+			c := Config{Batches: 2, Samples: 103, Seed: 4, Excitation: e, Periods: 4, Alternate: alt, Drop: 7}
+			d, err := Generate(context.Background(), p, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const period = 26 // ⌈103/4⌉
+			for i, b := range d.Batches {
+				for k := period; k < len(b.U); k++ {
+					want := b.U[k-period]
+					if alt {
+						want = -want
+					}
+					if b.U[k] != want {
+						t.Fatalf("%v alternate %v record %d: u(%d) = %g, want %g", e, alt, i, k, b.U[k], want)
+					}
+				}
+			}
+			if d.Batches[0].U[0] == d.Batches[1].U[0] {
+				t.Errorf("%v: both records start alike", e)
+			}
+		}
 	}
 }

@@ -60,6 +60,8 @@ func runGenZoo(e *env, p zoo.Plant, args []string) error {
 	fs := newFlags("gputrain gen " + p.Name)
 	var (
 		batches, samples, drop int
+		periods                int
+		alternate              bool
 		seed                   uint64
 		snr, amplitude, ts     optFloat
 		excitation             zoo.Excitation
@@ -73,14 +75,16 @@ func runGenZoo(e *env, p zoo.Plant, args []string) error {
 	fs.Var(&amplitude, "amplitude", fmt.Sprintf("peak |u| (default %g, in %s)", p.Amplitude, p.Input))
 	fs.Var(&ts, "ts", fmt.Sprintf("sampling time in seconds (default %g)", p.Ts))
 	fs.Var(&snr, "snr", "output signal-to-noise ratio in dB (white Gaussian noise on y; y_clean keeps the clean output); omit for noise-free data")
+	fs.IntVar(&periods, "periods", 0, "repeat the excitation this many times within each record (2 or more: the periods of one measured input, as identification experiments take them; 0: no repeat)")
+	fs.BoolVar(&alternate, "alternate", false, "with --periods: flip the sign of every other period (u(t+P) = −u(t), the halves of an odd multisine)")
 	fs.IntVar(&drop, "drop", 0, "samples simulated and cut off at the start of each record, which then starts mid-motion (not passive from its first sample)")
 	fs.StringVar(&out, "out", "", "file to write (atomically): .csv (columns batch,u,y[,y_clean]), .npz or .mat")
 	force := addForceFlag(fs)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing on success")
-	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, plant, batches, samples, seed, ts, excitation, amplitude, snr (null when noise-free)")
+	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout: file, plant, batches, samples, seed, ts, excitation, amplitude, snr (null when noise-free), periods, alternate")
 	spec := flagSpec{
-		usage: fmt.Sprintf("gputrain gen %s [--batches N --samples T --seed S --excitation multisine|noise|prbs|chirp|aprbs --amplitude A --ts S --snr DB] --out FILE.csv", p.Name),
+		usage: fmt.Sprintf("gputrain gen %s [--batches N --samples T --seed S --excitation multisine|noise|prbs|chirp|aprbs --periods P [--alternate] --amplitude A --ts S --snr DB] --out FILE.csv", p.Name),
 		about: fmt.Sprintf(`Simulate the zoo plant %s: %s.
 Input: %s; output: %s over each sampling interval.
 
@@ -101,7 +105,7 @@ Input: %s; output: %s over each sampling interval.
 		return err
 	}
 	cfg := zoo.Config{Batches: batches, Samples: samples, Seed: seed, Excitation: excitation, Drop: drop,
-		Amplitude: amplitude.v, Ts: ts.v}
+		Amplitude: amplitude.v, Ts: ts.v, Periods: periods, Alternate: alternate}
 	if amplitude.set && amplitude.v == 0 {
 		return usagef("--amplitude 0: want a peak |u| > 0")
 	}
@@ -133,7 +137,8 @@ Input: %s; output: %s over each sampling interval.
 	}
 	if jsonOut {
 		r := map[string]any{"file": dest.target(), "plant": p.Name, "batches": batches, "samples": samples, "seed": seed,
-			"ts": cfg.Ts, "excitation": cfg.Excitation.String(), "amplitude": cfg.Amplitude, "snr": nil}
+			"ts": cfg.Ts, "excitation": cfg.Excitation.String(), "amplitude": cfg.Amplitude, "snr": nil,
+			"periods": cfg.Periods, "alternate": cfg.Alternate}
 		if snr.set {
 			r["snr"] = snr.v
 		}

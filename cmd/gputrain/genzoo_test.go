@@ -53,6 +53,30 @@ func TestGenZooFlags(t *testing.T) {
 	if r["plant"] != "diode" || r["excitation"] != "prbs" || r["amplitude"] != 2.0 || r["snr"] != 20.0 || r["ts"] != 5e-5 || r["batches"] != 3.0 {
 		t.Errorf("json %v", r)
 	}
+	if r["periods"] != 0.0 || r["alternate"] != false {
+		t.Errorf("json periods %v alternate %v, want 0 and false", r["periods"], r["alternate"])
+	}
+	// --periods repeats the input within each record, --alternate with the
+	// sign flipped; a repeat the records cannot hold is refused.
+	per := filepath.Join(dir, "p.csv")
+	r = decode(t, mustRun(t, "gen", "diode", "--batches", "2", "--samples", "90", "--periods", "3", "--alternate", "--json", "--out", per))
+	if r["periods"] != 3.0 || r["alternate"] != true {
+		t.Errorf("json periods %v alternate %v, want 3 and true", r["periods"], r["alternate"])
+	}
+	pd, err := data.ReadFile(per, data.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range pd.Batches {
+		for k := 30; k < len(b.U); k++ {
+			if b.U[k] != -b.U[k-30] {
+				t.Fatalf("--periods 3 --alternate: u(%d) = %v, u(%d) = %v", k, b.U[k], k-30, b.U[k-30])
+			}
+		}
+	}
+	if code, _, stderr := cli(t, "gen", "diode", "--samples", "5", "--periods", "3", "--out", filepath.Join(dir, "q.csv")); code != exitUsage || !strings.Contains(stderr, "2 samples a period") {
+		t.Errorf("--periods 3 of 5 samples: exit %d, %s", code, stderr)
+	}
 	d, err := data.ReadFile(path, data.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
