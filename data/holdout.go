@@ -121,7 +121,7 @@ func TailRepeat(b Batch, frac float64, lead int) (Repeat, bool) {
 	if !ok {
 		return r, false
 	}
-	piece := r.Lag - phaseWidth(r.Lag, frac)
+	piece := r.Lag - PhaseWidth(r.Lag, frac)
 	return r, piece >= max(MinPhasePiece, 2*lead)
 }
 
@@ -143,9 +143,9 @@ func WorstRepeat(d *Dataset, frac float64, lead int) (batch int, r Repeat, ok bo
 	return 0, Repeat{}, false
 }
 
-// phaseWidth is the part of each repeat of lag samples that HoldOutPhase
+// PhaseWidth is the part of each repeat of lag samples that HoldOutPhase
 // holds out: int(lag·frac), at least one sample.
-func phaseWidth(lag int, frac float64) int { return max(1, int(float64(lag)*frac)) }
+func PhaseWidth(lag int, frac float64) int { return max(1, int(float64(lag)*frac)) }
 
 // HoldOutPhase splits b, whose input repeats every lag samples, by phase:
 // the samples whose phase t mod lag falls in the last int(lag·frac) of the
@@ -160,7 +160,7 @@ func HoldOutPhase(b Batch, lag int, frac float64, lead int) (train, val []Batch,
 	if lag < 2 || !(frac > 0 && frac < 1) || lead < 0 {
 		return nil, nil, fmt.Errorf("data: HoldOutPhase with lag %d, fraction %g and lead-in %d: want lag ≥ 2, 0 < fraction < 1 and lead-in ≥ 0", lag, frac, lead)
 	}
-	w := phaseWidth(lag, frac)
+	w := PhaseWidth(lag, frac)
 	full := lag - w
 	for k := 1; (k-1)*lag < n; k++ {
 		lo, hi := k*lag-w, min(k*lag, n)

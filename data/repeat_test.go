@@ -201,7 +201,7 @@ func TestHoldOutPhase(t *testing.T) {
 		lead := rng.IntN(lag)
 		b := repeating(rng, n, lag, 1)
 		train, val, err := HoldOutPhase(b, lag, frac, lead)
-		w := phaseWidth(lag, frac)
+		w := PhaseWidth(lag, frac)
 		if err != nil {
 			if lag-w >= lead && n >= lag {
 				t.Errorf("n %d lag %d frac %.2f lead %d: %v", n, lag, frac, lead, err)

@@ -59,6 +59,7 @@ func TestRepeatedInputValidation(t *testing.T) {
 		{"antiperiodic record", 1, 1, 600, 2, -1, "repeats itself every 600 samples with its sign flipped"},
 		{"antiperiodic record of two periods", 1, 1, 300, 4, -1, "is periodic, every 600 samples"},
 		{"periodic record", 1, 1, 400, 3, 1, "validating on the last 80 samples of every period"},
+		{"short period", 1, 1, 60, 20, 1, "too short a period to hold out a part of each"},
 		{"repeated batches", 10, 5, 400, 1, 1, "whole groups of batches that repeat one another's input: 5 distinct inputs"},
 		{"too few distinct batches", 6, 2, 400, 1, 1, "the 6 batches hold 2 distinct inputs"},
 	} {
