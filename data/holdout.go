@@ -152,20 +152,21 @@ func PhaseWidth(lag int, frac float64) int { return max(1, int(float64(lag)*frac
 // repeat are held out, each run of them for validation preceded by lead
 // samples (as SplitSegment; runs that start before sample lead, which
 // cannot be warmed up, are dropped), and the runs between are training
-// pieces, those shorter than half a full one (a record's end) dropped. No
-// training sample then has an input that a validation sample repeats. It is
-// an error when no validation run or no training piece is left.
+// pieces, a partial one at the record's end dropped: the memory a model may
+// have is bounded by the shortest record it trains on
+// (trainer.LinearTapGrid), and a short piece would cut it for a few samples.
+// No training sample then has an input that a validation sample repeats.
+// It is an error when no validation run or no training piece is left.
 func HoldOutPhase(b Batch, lag int, frac float64, lead int) (train, val []Batch, err error) {
 	n := b.Len()
 	if lag < 2 || !(frac > 0 && frac < 1) || lead < 0 {
 		return nil, nil, fmt.Errorf("data: HoldOutPhase with lag %d, fraction %g and lead-in %d: want lag ≥ 2, 0 < fraction < 1 and lead-in ≥ 0", lag, frac, lead)
 	}
 	w := PhaseWidth(lag, frac)
-	full := lag - w
 	for k := 1; (k-1)*lag < n; k++ {
 		lo, hi := k*lag-w, min(k*lag, n)
-		if p := min(lo, n) - (k-1)*lag; p >= max(1, (full+1)/2) {
-			train = append(train, b.slice((k-1)*lag, (k-1)*lag+p))
+		if lo <= n {
+			train = append(train, b.slice((k-1)*lag, lo))
 		}
 		if lo < n && lo >= lead {
 			val = append(val, b.slice(lo-lead, hi))

@@ -219,6 +219,9 @@ func TestHoldOutPhase(t *testing.T) {
 			if p.Line != 2+int(p.YClean[0]) || p.U[0] != b.U[int(p.YClean[0])] {
 				t.Errorf("n %d lag %d: training piece from %v has line %d", n, lag, p.YClean[0], p.Line)
 			}
+			if len(p.U) != lag-w {
+				t.Errorf("n %d lag %d frac %.2f: a training piece of %d samples, want every one full, %d", n, lag, frac, len(p.U), lag-w)
+			}
 		}
 		for _, v := range val {
 			if len(v.U) <= lead {
