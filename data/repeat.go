@@ -148,18 +148,7 @@ func Groups(d *Dataset) [][]int {
 		}
 		return i
 	}
-	longest := 0
-	for _, b := range d.Batches {
-		longest = max(longest, b.Len())
-	}
-	link := func(i, j int) { parent[find(j)] = find(i) }
-	switch {
-	case n < 2 || longest < 2:
-	case float64(n)*float64(n-1)/2*float64(2*longest) <= MaxGroupWork:
-		links(d, longest, link)
-	default:
-		alignedLinks(d, link)
-	}
+	compare(d, float64(n)*float64(n-1)/2, func(i, j int) bool { return true }, func(i, j int) { parent[find(j)] = find(i) })
 	var groups [][]int
 	at := map[int]int{}
 	for i := range n {
@@ -175,6 +164,40 @@ func Groups(d *Dataset) [][]int {
 	return groups
 }
 
+// compare calls link for the pairs of d's batches that want takes (pairs
+// of them) and whose inputs match: at every lag (links) when that fits in
+// MaxGroupWork, at lag 0 (alignedLinks) otherwise.
+func compare(d *Dataset, pairs float64, want func(i, j int) bool, link func(i, j int)) {
+	longest := 0
+	for _, b := range d.Batches {
+		longest = max(longest, b.Len())
+	}
+	switch {
+	case d.Len() < 2 || longest < 2:
+	case pairs*float64(2*longest) <= MaxGroupWork:
+		links(d, longest, want, link)
+	default:
+		alignedLinks(d, want, link)
+	}
+}
+
+// SharedInput returns the first batch of val, in order, whose input repeats
+// that of a batch of train (matched as Groups matches batches), and that
+// batch: validation data cut from the same measured input as the training
+// data (another period of one multisine, say) score inputs the model was
+// trained on. ok is false when no batch of val repeats one of train.
+func SharedInput(train, val *Dataset) (ti, vi int, ok bool) {
+	nt := train.Len()
+	both := &Dataset{Batches: append(append([]Batch{}, train.Batches...), val.Batches...)}
+	best := [2]int{-1, -1}
+	compare(both, float64(nt)*float64(val.Len()), func(i, j int) bool { return i < nt && j >= nt }, func(i, j int) {
+		if v := j - nt; best[1] < 0 || v < best[1] || v == best[1] && i < best[0] {
+			best = [2]int{i, v}
+		}
+	})
+	return best[0], best[1], best[1] >= 0
+}
+
 // MaxGroupWork bounds the samples Groups's inverse FFTs may take in all
 // (pairs of batches times twice the longest batch): about a third of a
 // second on the 2-core machine (BenchmarkGroups: 40 batches of 2000
@@ -184,7 +207,7 @@ const MaxGroupWork = 5e6
 // alignedLinks calls link(i, j) for every pair i < j of d's batches whose
 // inputs match at lag 0 over the shorter one (with the overlap rule of
 // links).
-func alignedLinks(d *Dataset, link func(i, j int)) {
+func alignedLinks(d *Dataset, want func(i, j int) bool, link func(i, j int)) {
 	type dev struct {
 		x   []float64
 		cum []float64
@@ -205,6 +228,9 @@ func alignedLinks(d *Dataset, link func(i, j int)) {
 	}
 	for i := range devs {
 		for j := i + 1; j < len(devs); j++ {
+			if !want(i, j) {
+				continue
+			}
 			a, b := devs[i], devs[j]
 			m := min(len(a.x), len(b.x))
 			if m < max(m/2, 10*max(a.tau, b.tau), 2) || a.cum[m] <= 0 || b.cum[m] <= 0 {
@@ -235,7 +261,7 @@ func firstFall(u []float64) int {
 
 // links calls link(i, j) for every pair i < j of d's batches whose inputs
 // match (Groups).
-func links(d *Dataset, longest int, link func(i, j int)) {
+func links(d *Dataset, longest int, want func(i, j int) bool, link func(i, j int)) {
 	N := 2 * longest
 	fft := fourier.NewFFT(N)
 	type spec struct {
@@ -264,6 +290,9 @@ func links(d *Dataset, longest int, link func(i, j int)) {
 	var r []float64
 	for i := range specs {
 		for j := i + 1; j < len(specs); j++ {
+			if !want(i, j) {
+				continue
+			}
 			a, b := specs[i], specs[j]
 			la, lb := d.Batches[i].Len(), d.Batches[j].Len()
 			minOverlap := max(min(la, lb)/2, 10*max(a.tau, b.tau), 2)

@@ -372,7 +372,7 @@ func TestGroups(t *testing.T) {
 	for _, b := range d.Batches {
 		longest = max(longest, b.Len())
 	}
-	links(d, longest, func(i, j int) { fast[[2]int{i, j}] = true })
+	links(d, longest, func(i, j int) bool { return true }, func(i, j int) { fast[[2]int{i, j}] = true })
 	if brute := bruteLinks(d); fmt.Sprint(fast) != fmt.Sprint(brute) {
 		t.Errorf("links %v, direct sums %v", fast, brute)
 	}
@@ -386,7 +386,7 @@ func TestGroups(t *testing.T) {
 	// sign-flipped copy cut elsewhere (4) and the piece cut elsewhere (7)
 	// stay apart, the rotated b too.
 	var same [][2]int
-	alignedLinks(d, func(i, j int) { same = append(same, [2]int{i, j}) })
+	alignedLinks(d, func(i, j int) bool { return true }, func(i, j int) { same = append(same, [2]int{i, j}) })
 	if fmt.Sprint(same) != "[[0 2]]" {
 		t.Errorf("aligned links %v, want [[0 2]]", same)
 	}
@@ -473,5 +473,33 @@ func BenchmarkGroupsAligned(b *testing.B) {
 	}
 	for b.Loop() {
 		Groups(d)
+	}
+}
+
+// TestSharedInput: the first validation batch that repeats a training
+// batch's input is found, at any lag and sign; independent inputs are not.
+func TestSharedInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	a := lowpass(noise(rng, 1000), 0.5)
+	mk := func(u []float64) Batch { return Batch{U: u, Y: u} }
+	neg := make([]float64, 600)
+	for i := range neg {
+		neg[i] = -a[200+i]
+	}
+	train := &Dataset{Batches: []Batch{mk(noise(rng, 800)), mk(a)}}
+	for _, tc := range []struct {
+		name   string
+		val    []Batch
+		ti, vi int
+		ok     bool
+	}{
+		{"independent", []Batch{mk(noise(rng, 700)), mk(lowpass(noise(rng, 900), 0.5))}, 0, 0, false},
+		{"a later piece, sign flipped", []Batch{mk(noise(rng, 700)), mk(neg)}, 1, 1, true},
+		{"a copy first", []Batch{mk(a), mk(neg)}, 1, 0, true},
+	} {
+		ti, vi, ok := SharedInput(train, &Dataset{Batches: tc.val})
+		if ok != tc.ok || ok && (ti != tc.ti || vi != tc.vi) {
+			t.Errorf("%s: %d %d %v, want %d %d %v", tc.name, ti, vi, ok, tc.ti, tc.vi, tc.ok)
+		}
 	}
 }

@@ -116,6 +116,19 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 			return err
 		}
 	}
+	if !quiet {
+		for _, o := range []struct {
+			name string
+			d    *data.Dataset
+		}{{"val", val}, {"test", test}} {
+			if o.d == nil {
+				continue
+			}
+			if n := sharedInputNote(o.name, train, o.d); n != "" {
+				fmt.Fprintln(e.stderr, n)
+			}
+		}
+	}
 	copt := compare.Options{Only: only, Seed: seed, Workers: workers, ValSkip: valSkip, TestSkip: skip, OutDir: outDir}
 	if quick {
 		copt.Budget = classes.Quick

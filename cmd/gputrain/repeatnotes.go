@@ -53,3 +53,14 @@ func groupsText(batches, groups int) string {
 func fewGroupsNote(batches, groups int) string {
 	return fmt.Sprintf("note: the %d batches hold %d distinct inputs (the others repeat them), too few to hold whole batches out: validation that repeats a training input flatters models that fit the training data closely", batches, groups)
 }
+
+// sharedInputNote is the note on the data of --flagName (validation or
+// test data) when one of its records repeats the input of a training
+// record, "" when none does.
+func sharedInputNote(flagName string, train, other *data.Dataset) string {
+	ti, oi, ok := data.SharedInput(train, other)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("note: %s of --%s repeats the input of %s of --data (another period of the same measured input, say): its Fit scores inputs the model was trained on, which flatters models that fit the training data closely; take --%s from an experiment with other inputs", other.Batches[oi].Name(oi), flagName, train.Batches[ti].Name(ti), flagName)
+}

@@ -77,3 +77,33 @@ func TestRepeatedInputValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedInputNote: --val whose record repeats a training record's input
+// is named in a note, by train and by compare; --val of its own input is
+// not.
+func TestSharedInputNote(t *testing.T) {
+	dir := t.TempDir()
+	train := filepath.Join(dir, "train.csv")
+	copied := filepath.Join(dir, "copied.csv")
+	writeRepeats(t, train, 3, 3, 400, 1, 1)
+	writeRepeats(t, copied, 2, 3, 400, 1, 1) // batches 0 and 1 repeat the training inputs
+	own := genData(t, dir, 2, "7")
+	const note = `of --val repeats the input of batch "0"`
+	for _, c := range []struct {
+		val  string
+		args []string
+		want bool
+	}{
+		{copied, []string{"train", "--branches", "1", "--taps", "5", "--iters", "1", "--epochs", "2", "--force", "--out", filepath.Join(dir, "m.json")}, true},
+		{own, []string{"train", "--branches", "1", "--taps", "5", "--iters", "1", "--epochs", "2", "--force", "--out", filepath.Join(dir, "m.json")}, false},
+		{copied, []string{"compare", "--only", "fir", "--quick"}, true},
+	} {
+		code, _, stderr := cli(t, append(c.args, "--data", train, "--val", c.val)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args[0], code, stderr)
+		}
+		if got := strings.Contains(stderr, note); got != c.want {
+			t.Errorf("%s --val %s: note %v, want %v:\n%s", c.args[0], filepath.Base(c.val), got, c.want, stderr)
+		}
+	}
+}

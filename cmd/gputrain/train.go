@@ -335,10 +335,15 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		if valSet, err = readData(e.ctx, "val", valPath, opt, mem); err != nil {
 			return err
 		}
+		same := false
 		if a, errA := os.Stat(valPath); errA == nil {
 			if b, errB := os.Stat(dataPath); errB == nil && os.SameFile(a, b) {
+				same = true
 				prog.note("note: --val is the --data file: early stopping and the choice of the best iteration are then judged on the training data, which rewards overfitting; give held-out data, or leave --val out to hold out part of --data")
 			}
+		}
+		if n := sharedInputNote("val", trainSet, valSet); n != "" && !same {
+			prog.note("%s", n)
 		}
 	}
 	extra := map[string]any{"data": dataPath, "u": cols.u, "y": cols.y}

@@ -170,6 +170,9 @@ func (j *classTrain) run(e *env) error {
 		if valSet, err = readData(e.ctx, "val", j.valPath, opt, valSkip+1); err != nil {
 			return err
 		}
+		if n := sharedInputNote("val", trainSet, valSet); n != "" {
+			say("%s", n)
+		}
 	} else {
 		n := trainSet.Len()
 		var groups [][]int
