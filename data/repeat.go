@@ -199,9 +199,9 @@ func SharedInput(train, val *Dataset) (ti, vi int, ok bool) {
 }
 
 // MaxGroupWork bounds the samples Groups's inverse FFTs may take in all
-// (pairs of batches times twice the longest batch): about a third of a
+// (pairs of batches times twice the longest batch): about a sixth of a
 // second on the 2-core machine (BenchmarkGroups: 40 batches of 2000
-// samples, 3.1e6, take 0.2 s).
+// samples, 3.1e6, take 0.10 s).
 const MaxGroupWork = 5e6
 
 // alignedLinks calls link(i, j) for every pair i < j of d's batches whose
