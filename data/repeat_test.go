@@ -448,34 +448,6 @@ func BenchmarkFindRepeat(b *testing.B) {
 	}
 }
 
-// BenchmarkGroups: 40 batches of 2000 samples (80 000 in all), each pair
-// compared at every lag.
-func BenchmarkGroups(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	d := &Dataset{}
-	for range 40 {
-		u := lowpass(noise(rng, 2000), 0.5)
-		d.Batches = append(d.Batches, Batch{U: u, Y: u})
-	}
-	for b.Loop() {
-		Groups(d)
-	}
-}
-
-// BenchmarkGroupsAligned: 300 batches of 1000 samples (gen msd's size),
-// beyond MaxGroupWork: compared at lag 0.
-func BenchmarkGroupsAligned(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	d := &Dataset{}
-	for range 300 {
-		u := lowpass(noise(rng, 1000), 0.5)
-		d.Batches = append(d.Batches, Batch{U: u, Y: u})
-	}
-	for b.Loop() {
-		Groups(d)
-	}
-}
-
 // TestSharedInput: the first validation batch that repeats a training
 // batch's input is found, at any lag and sign; independent inputs are not.
 func TestSharedInput(t *testing.T) {
@@ -501,5 +473,27 @@ func TestSharedInput(t *testing.T) {
 		if ok != tc.ok || ok && (ti != tc.ti || vi != tc.vi) {
 			t.Errorf("%s: %d %d %v, want %d %d %v", tc.name, ti, vi, ok, tc.ti, tc.vi, tc.ok)
 		}
+	}
+}
+
+// BenchmarkGroups: 40 batches of 2000 samples (80 000 in all), every pair
+// compared at every lag, and 300 batches of 1000 (gen msd's size), beyond
+// MaxGroupWork, compared at lag 0.
+func BenchmarkGroups(b *testing.B) {
+	for _, c := range []struct {
+		name           string
+		batches, width int
+	}{{"40x2000", 40, 2000}, {"300x1000-aligned", 300, 1000}} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		d := &Dataset{}
+		for range c.batches {
+			u := lowpass(noise(rng, c.width), 0.5)
+			d.Batches = append(d.Batches, Batch{U: u, Y: u})
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				Groups(d)
+			}
+		})
 	}
 }
