@@ -208,23 +208,9 @@ const MaxGroupWork = 5e6
 // inputs match at lag 0 over the shorter one (with the overlap rule of
 // links).
 func alignedLinks(d *Dataset, want func(i, j int) bool, link func(i, j int)) {
-	type dev struct {
-		x   []float64
-		cum []float64
-		tau int
-	}
-	devs := make([]dev, d.Len())
+	devs := make([]centred, d.Len())
 	for i, b := range d.Batches {
-		var mean float64
-		for _, v := range b.U {
-			mean += v / float64(len(b.U))
-		}
-		v := dev{x: make([]float64, len(b.U)), cum: make([]float64, len(b.U)+1), tau: firstFall(b.U)}
-		for t, u := range b.U {
-			v.x[t] = u - mean
-			v.cum[t+1] = v.cum[t] + v.x[t]*v.x[t]
-		}
-		devs[i] = v
+		devs[i] = centre(b.U)
 	}
 	for i := range devs {
 		for j := i + 1; j < len(devs); j++ {
@@ -247,6 +233,27 @@ func alignedLinks(d *Dataset, want func(i, j int) bool, link func(i, j int)) {
 	}
 }
 
+// centred is a record's input less its mean, x, with cum[k] the energy of
+// x[0:k] and tau the lag at which its correlation first falls below 0.5
+// (firstFall): what comparing it with other records needs.
+type centred struct {
+	x, cum []float64
+	tau    int
+}
+
+func centre(u []float64) centred {
+	var mean float64
+	for _, v := range u {
+		mean += v / float64(len(u))
+	}
+	c := centred{x: make([]float64, len(u)), cum: make([]float64, len(u)+1), tau: firstFall(u)}
+	for t, v := range u {
+		c.x[t] = v - mean
+		c.cum[t+1] = c.cum[t] + c.x[t]*c.x[t]
+	}
+	return c
+}
+
 // firstFall is the lag at which the correlation of u first falls below 0.5
 // in absolute value, len(u) when it never does.
 func firstFall(u []float64) int {
@@ -265,25 +272,16 @@ func links(d *Dataset, longest int, want func(i, j int) bool, link func(i, j int
 	N := 2 * longest
 	fft := fourier.NewFFT(N)
 	type spec struct {
-		c   []complex128
-		cum []float64 // cum[k]: the energy of x[0:k]
-		tau int       // the lag at which the correlation first falls below 0.5
+		centred
+		c []complex128 // the spectrum of x padded to N
 	}
 	specs := make([]spec, d.Len())
 	x := make([]float64, N)
 	for i, b := range d.Batches {
+		s := spec{centred: centre(b.U)}
 		clear(x)
-		var mean float64
-		for _, v := range b.U {
-			mean += v / float64(len(b.U))
-		}
-		s := spec{cum: make([]float64, len(b.U)+1)}
-		for t, v := range b.U {
-			x[t] = v - mean
-			s.cum[t+1] = s.cum[t] + x[t]*x[t]
-		}
+		copy(x, s.x)
 		s.c = fft.Coefficients(nil, x)
-		s.tau = firstFall(b.U)
 		specs[i] = s
 	}
 	prod := make([]complex128, N/2+1)
