@@ -64,3 +64,21 @@ func sharedInputNote(flagName string, train, other *data.Dataset) string {
 	}
 	return fmt.Sprintf("note: %s of --%s repeats the input of %s of --data (another period of the same measured input, say): its Fit scores inputs the model was trained on, which flatters models that fit the training data closely; take --%s from an experiment with other inputs", other.Batches[oi].Name(oi), flagName, train.Batches[ti].Name(ti), flagName)
 }
+
+// holdOutGroups holds out a seeded fifth of d's groups of batches
+// (data.Groups, data.HoldOutGroups) when d has at least
+// data.HoldOutBatches of them, and says so; otherwise val is nil, with a
+// note when d has batches enough but too few inputs of their own, whose
+// tails are then held out instead.
+func holdOutGroups(d *data.Dataset, seed uint64) (train, val *data.Dataset, notes []string) {
+	n := d.Len()
+	if n < data.HoldOutBatches {
+		return d, nil, nil
+	}
+	groups := data.Groups(d)
+	if len(groups) < data.HoldOutBatches {
+		return d, nil, []string{fewGroupsNote(n, len(groups))}
+	}
+	train, val = data.HoldOutGroups(d, groups, seed)
+	return train, val, []string{fmt.Sprintf("note: holding out %d of %d batches for validation (seed %d)%s; give --val FILE to use your own", val.Len(), n, seed, groupsText(n, len(groups)))}
+}

@@ -358,20 +358,16 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
 	if valPath == "" {
 		n := trainSet.Len()
-		var groups [][]int
-		if n >= data.HoldOutBatches {
-			groups = data.Groups(trainSet)
+		held, heldVal, notes := holdOutGroups(trainSet, cfg.Seed)
+		for _, s := range notes {
+			prog.note("%s", s)
 		}
 		switch {
-		case len(groups) >= data.HoldOutBatches:
-			trainSet, valSet = data.HoldOutGroups(trainSet, groups, cfg.Seed)
-			prog.note("note: holding out %d of %d batches for validation (seed %d)%s; give --val FILE to use your own", valSet.Len(), n, cfg.Seed, groupsText(n, len(groups)))
+		case heldVal != nil:
+			trainSet, valSet = held, heldVal
 		case cfg.Structure.Branches == 0:
 			prog.note("note: %d batch(es) and no --val: a linear FIR is one convex solve with nothing to select, so it is fitted to all the data without validation", n)
 		default:
-			if groups != nil {
-				prog.note("%s", fewGroupsNote(n, len(groups)))
-			}
 			// Few records (a single long experiment is common): without held-out
 			// data every choice (early stopping, the best iteration) would be
 			// judged on the training data, which rewards overfitting.

@@ -175,16 +175,12 @@ func (j *classTrain) run(e *env) error {
 		}
 	} else {
 		n := trainSet.Len()
-		var groups [][]int
-		if n >= data.HoldOutBatches {
-			groups = data.Groups(trainSet)
-			if len(groups) < data.HoldOutBatches {
-				say("%s", fewGroupsNote(n, len(groups)))
-			}
+		held, heldVal, notes := holdOutGroups(trainSet, cfg.Seed)
+		for _, s := range notes {
+			say("%s", s)
 		}
-		if len(groups) >= data.HoldOutBatches {
-			trainSet, valSet = data.HoldOutGroups(trainSet, groups, cfg.Seed)
-			say("note: holding out %d of %d batches for validation (seed %d)%s; give --val FILE to use your own", valSet.Len(), n, cfg.Seed, groupsText(n, len(groups)))
+		if heldVal != nil {
+			trainSet, valSet = held, heldVal
 		} else if tr, va, err := data.HoldOutTails(trainSet, data.TailFraction, classLead); err == nil {
 			say("note: %d batch(es) and no --val: validating on the last %.0f%% of each batch, scored after a lead-in of %d samples, training on the rest; give --val FILE to use your own", n, 100*data.TailFraction, classLead)
 			for _, s := range repeatNotes(trainSet, data.TailFraction, classLead) {
