@@ -14,8 +14,7 @@ import (
 // training part already holds, so its Fit rewards a model that fits the
 // training data closely rather than one that generalises: on the robot arm
 // the structure search's loops validated at 92.9 % on e's tail and scored
-// 85.4 % on v1, an experiment of the same kind (docs/BENCHMARKS.md, session
-// 35).
+// 85.4 % on v1, an experiment of the same kind (docs/ZOO.md, session 35).
 
 // RepeatCorr is the |correlation| from which FindRepeat calls an input
 // repeated: measured inputs that repeat reach 0.99 and more, noise and
@@ -44,26 +43,26 @@ type Repeat struct {
 // does not repeat, or is constant. The correlations of all lags come from
 // one FFT, so the cost is O(n log n).
 func FindRepeat(u []float64, minOverlap int) (r Repeat, ok bool) {
-	return findRepeat(u, minOverlap, -1)
+	return findRepeat(u, minOverlap, false)
 }
 
 // FindPeriod is FindRepeat for repeats of the same sign only, u(t+Lag) ≈
 // u(t): the shortest period of u, where an antiperiodic input's is twice its
 // antiperiod.
 func FindPeriod(u []float64, minOverlap int) (r Repeat, ok bool) {
-	return findRepeat(u, minOverlap, 0)
+	return findRepeat(u, minOverlap, true)
 }
 
-// findRepeat is FindRepeat for correlations above floor·RepeatCorr in
-// absolute value: floor −1 takes both signs, 0 positive ones only.
-func findRepeat(u []float64, minOverlap int, floor float64) (r Repeat, ok bool) {
+// findRepeat is FindRepeat, for repeats of the same sign only when
+// sameSign (FindPeriod).
+func findRepeat(u []float64, minOverlap int, sameSign bool) (r Repeat, ok bool) {
 	rho := lagCorrelation(u, max(minOverlap, 2))
 	L := 1
 	for L < len(rho) && math.Abs(rho[L]) >= decorrelated {
 		L++
 	}
 	strength := func(v float64) float64 {
-		if floor == 0 {
+		if sameSign {
 			return v
 		}
 		return math.Abs(v)
@@ -84,42 +83,7 @@ func findRepeat(u []float64, minOverlap int, floor float64) (r Repeat, ok bool) 
 // Σ x(t)·x(t+L) of u's deviation from its mean, over the overlap, divided by
 // the root of the two overlapping parts' energies (0 where either is 0).
 func lagCorrelation(u []float64, minOverlap int) []float64 {
-	n := len(u)
-	if n < minOverlap {
-		return nil
-	}
-	var mean float64
-	for _, v := range u {
-		mean += v
-	}
-	mean /= float64(n)
-	// Zero padding to 2n makes the circular correlation the linear one.
-	N := 2 * n
-	x := make([]float64, N)
-	for i, v := range u {
-		x[i] = v - mean
-	}
-	fft := fourier.NewFFT(N)
-	c := fft.Coefficients(nil, x)
-	for i, v := range c {
-		c[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
-	}
-	r := fft.Sequence(nil, c)
-	// cum[i] is the energy of x[0:i].
-	cum := make([]float64, n+1)
-	for i := 0; i < n; i++ {
-		cum[i+1] = cum[i] + x[i]*x[i]
-	}
-	rho := make([]float64, n-minOverlap+1)
-	for L := range rho {
-		head := cum[n-L]        // x[0 : n−L]
-		tail := cum[n] - cum[L] // x[L : n]
-		if head <= 0 || tail <= 0 {
-			continue
-		}
-		rho[L] = r[L] / float64(N) / math.Sqrt(head*tail)
-	}
-	return rho
+	return deviation(u).correlation(minOverlap)
 }
 
 // Groups returns the batches of d in groups whose inputs repeat one another:
@@ -234,19 +198,35 @@ func alignedLinks(d *Dataset, want func(i, j int) bool, link func(i, j int)) {
 }
 
 // centred is a record's input less its mean, x, with cum[k] the energy of
-// x[0:k] and tau the lag at which its correlation first falls below 0.5
-// (firstFall): what comparing it with other records needs.
+// x[0:k] and tau the lag at which its correlation first falls below 0.5 in
+// absolute value (len(x) when it never does): what comparing it with
+// itself or other records needs.
 type centred struct {
 	x, cum []float64
 	tau    int
 }
 
+// centre returns u centred, tau included.
 func centre(u []float64) centred {
+	c := deviation(u)
+	c.tau = len(u)
+	rho := c.correlation(2)
+	for L := 1; L < len(rho); L++ {
+		if math.Abs(rho[L]) < decorrelated {
+			c.tau = L
+			break
+		}
+	}
+	return c
+}
+
+// deviation is centre without tau.
+func deviation(u []float64) centred {
 	var mean float64
 	for _, v := range u {
 		mean += v / float64(len(u))
 	}
-	c := centred{x: make([]float64, len(u)), cum: make([]float64, len(u)+1), tau: firstFall(u)}
+	c := centred{x: make([]float64, len(u)), cum: make([]float64, len(u)+1)}
 	for t, v := range u {
 		c.x[t] = v - mean
 		c.cum[t+1] = c.cum[t] + c.x[t]*c.x[t]
@@ -254,16 +234,32 @@ func centre(u []float64) centred {
 	return c
 }
 
-// firstFall is the lag at which the correlation of u first falls below 0.5
-// in absolute value, len(u) when it never does.
-func firstFall(u []float64) int {
-	rho := lagCorrelation(u, 2)
-	for L := 1; L < len(rho); L++ {
-		if math.Abs(rho[L]) < decorrelated {
-			return L
-		}
+// correlation is lagCorrelation of c's record.
+func (c centred) correlation(minOverlap int) []float64 {
+	n := len(c.x)
+	if n < minOverlap {
+		return nil
 	}
-	return len(u)
+	// Zero padding to 2n makes the circular correlation the linear one.
+	N := 2 * n
+	x := make([]float64, N)
+	copy(x, c.x)
+	fft := fourier.NewFFT(N)
+	spec := fft.Coefficients(nil, x)
+	for i, v := range spec {
+		spec[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
+	}
+	r := fft.Sequence(nil, spec)
+	rho := make([]float64, n-minOverlap+1)
+	for L := range rho {
+		head := c.cum[n-L]          // x[0 : n−L]
+		tail := c.cum[n] - c.cum[L] // x[L : n]
+		if head <= 0 || tail <= 0 {
+			continue
+		}
+		rho[L] = r[L] / float64(N) / math.Sqrt(head*tail)
+	}
+	return rho
 }
 
 // links calls link(i, j) for every pair i < j of d's batches whose inputs
