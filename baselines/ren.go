@@ -61,6 +61,12 @@ type RENConfig struct {
 	// Gate, when not nil, is shared by trainings that run side by side:
 	// each Adam step and each validation pass runs through it (Gate.Do).
 	Gate Gate
+	// Start, when not nil, is the starting point instead of a random
+	// initialization: its parameters and its input and output scales
+	// (kept, not recomputed from the data) and its structure, which must
+	// be the configuration's (States, Neurons, Nu, Biased, Gated). Start
+	// is not modified.
+	Start *PassiveREN
 }
 
 // DefaultRENConfig returns a passive REN of about the paper's size (702
@@ -820,7 +826,15 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	m := &PassiveREN{States: cfg.States, Neurons: cfg.Neurons, Nu: cfg.Nu, Eps: cfg.Eps, Biased: cfg.Biased, Gated: cfg.Gated, UScale: su, YScale: sy}
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
-	m.init(rng)
+	m.init(rng) // also with Start: the random stream then stays the same
+	if st := cfg.Start; st != nil {
+		if st.States != m.States || st.Neurons != m.Neurons || st.Nu != m.Nu || st.Biased != m.Biased || st.Gated != m.Gated || len(st.Theta) != len(m.Theta) {
+			return nil, fmt.Errorf("baselines: REN: the starting model (%d states, %d neurons, ν %v, biased %v, gated %v, %d parameters) is not the configuration's (%d, %d, %v, %v, %v): %w",
+				st.States, st.Neurons, st.Nu, st.Biased, st.Gated, len(st.Theta), m.States, m.Neurons, m.Nu, m.Biased, m.Gated, ErrConfig)
+		}
+		copy(m.Theta, st.Theta)
+		m.Eps, m.UScale, m.YScale = st.Eps, st.UScale, st.YScale
+	}
 
 	tr := m.prepare(train)
 	var vs *renSet

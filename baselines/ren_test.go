@@ -546,3 +546,68 @@ func TestRENGatedOscillator(t *testing.T) {
 	cfg.States, cfg.Neurons, cfg.Epochs, cfg.Patience = 3, 8, 1500, 300
 	renGain(t, "gates", train, val, test, cfg, cfg.WithGates(), 5)
 }
+
+// TestRENStart: a REN started from a trained one (RENConfig.Start) begins
+// at its parameters and scales, whatever the data's: a step too small to
+// move them returns them, and the start is not modified. Training on from
+// it lowers the training loss below the start's (a start ignored would
+// repeat the same 40 epochs and return the same loss), and a start of
+// another structure is refused.
+func TestRENStart(t *testing.T) {
+	train, err := data.GenerateMSD(data.MSDConfig{Batches: 8, Seed: 21})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultRENConfig()
+	cfg.Epochs, cfg.Batch, cfg.LR = 40, 2, 1e-2
+	first, err := TrainREN(train, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// other data: the scales would differ if they were recomputed
+	other, err := data.GenerateMSD(data.MSDConfig{Batches: 8, Seed: 22, Peak: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := append([]float64(nil), first.Theta...)
+	still := cfg
+	still.Epochs, still.LR, still.Start = 1, 1e-300, first
+	m, err := TrainREN(other, nil, still)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.UScale != first.UScale || m.YScale != first.YScale {
+		t.Errorf("scales %v, %v; want the start's %v, %v", m.UScale, m.YScale, first.UScale, first.YScale)
+	}
+	for i := range theta {
+		if first.Theta[i] != theta[i] {
+			t.Fatalf("the start's parameter %d changed: %v, was %v", i, first.Theta[i], theta[i])
+		}
+		if math.Abs(m.Theta[i]-theta[i]) > 1e-12 {
+			t.Fatalf("parameter %d: %v after a vanishing step from %v", i, m.Theta[i], theta[i])
+		}
+	}
+	on := cfg
+	on.Start = first
+	cont, err := TrainREN(train, nil, on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("training loss: start %.5f, continued %.5f", first.TrainLoss, cont.TrainLoss)
+	if !(cont.TrainLoss < 0.9*first.TrainLoss) {
+		t.Errorf("continued training loss %v; want below 0.9 × the start's %v", cont.TrainLoss, first.TrainLoss)
+	}
+	for _, bad := range []func(*RENConfig){
+		func(c *RENConfig) { c.States++ },
+		func(c *RENConfig) { c.Neurons++ },
+		func(c *RENConfig) { c.Biased = true },
+		func(c *RENConfig) { *c = c.WithGates() },
+		func(c *RENConfig) { c.Nu = 0.1 },
+	} {
+		c := on
+		bad(&c)
+		if _, err := TrainREN(train, nil, c); !errors.Is(err, ErrConfig) {
+			t.Errorf("start of another structure: err %v, want ErrConfig", err)
+		}
+	}
+}

@@ -80,6 +80,11 @@ type Config struct {
 	// best parameters so far. A result then depends on the machine's
 	// speed; the zero time bounds training by Epochs and MaxSamples alone.
 	Deadline time.Time
+	// Start, when not nil, is the starting point instead of a random
+	// initialization: its structure (which replaces Structure), its
+	// parameters and its scales SU, SY (kept, not recomputed from the
+	// data). InitLinear must then be empty. Start is not modified.
+	Start    *Model
 	Progress func(epoch int, loss, valFit float64)
 }
 
@@ -290,20 +295,31 @@ type window struct {
 
 // Train fits a loop to train by Adam on the closed-loop simulation error
 // (backpropagation through time), keeping the parameters with the best
-// median closed-loop Fit on val. When ctx is cancelled it returns the best
-// model so far with ctx.Err().
+// median closed-loop Fit on val. Without validation data (val nil) it
+// keeps the last parameters, and Result.ValFit is NaN: that is for
+// continuing a trained loop (Config.Start) on all the data once validation
+// has done its work. When ctx is cancelled it returns the best model so far
+// (without validation: the last) with ctx.Err().
 func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
+	if cfg.Start != nil {
+		if len(cfg.InitLinear) > 0 {
+			return nil, fmt.Errorf("%w: both a starting loop and initial linear taps", ErrConfig)
+		}
+		cfg.Structure = cfg.Start.Structure
+	}
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	if train == nil || train.Len() == 0 || val == nil || val.Len() == 0 {
-		return nil, fmt.Errorf("%w: need training and validation records", ErrConfig)
+	if train == nil || train.Len() == 0 || (val != nil && val.Len() == 0) {
+		return nil, fmt.Errorf("%w: need training records, and validation records where validation data is given", ErrConfig)
 	}
 	if err := train.Validate(1); err != nil {
 		return nil, fmt.Errorf("loop: training data: %w", err)
 	}
-	if err := val.Validate(1); err != nil {
-		return nil, fmt.Errorf("loop: validation data: %w", err)
+	if val != nil {
+		if err := val.Validate(1); err != nil {
+			return nil, fmt.Errorf("loop: validation data: %w", err)
+		}
 	}
 	m, err := New(cfg.Structure)
 	if err != nil {
@@ -314,7 +330,13 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 		return nil, fmt.Errorf("%w: the training input or output is zero", ErrConfig)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b))
-	m.init(rng)
+	m.init(rng) // also with Start: the random stream then stays the same
+	if st := cfg.Start; st != nil {
+		if err := m.SetFlat(st.Flatten()); err != nil {
+			return nil, fmt.Errorf("%w: the starting loop: %w", ErrConfig, err)
+		}
+		m.SU, m.SY = st.SU, st.SY
+	}
 	if len(cfg.InitLinear) > 0 {
 		if len(cfg.InitLinear) != m.L1 {
 			return nil, fmt.Errorf("%w: %d initial linear taps for a forward FIR of %d", ErrConfig, len(cfg.InitLinear), m.L1)
@@ -397,7 +419,9 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	}
 	best := m.Flatten()
 	bestFit, since := math.Inf(-1), 0
-	if f, err := valFit(m, val, cfg.ValSkip); err == nil {
+	if val == nil {
+		bestFit = math.NaN()
+	} else if f, err := valFit(m, val, cfg.ValSkip); err == nil {
 		bestFit = f
 	}
 	opt := optim.NewAdam(len(theta))
@@ -451,21 +475,28 @@ epochs:
 			}
 		}
 		res.Epochs = ep + 1
-		f, err := valFit(m, val, cfg.ValSkip)
-		if err != nil {
-			return nil, err
+		if math.IsNaN(sse) {
+			break // the parameters of the last epoch that was finite are kept
+		}
+		f := math.NaN()
+		if val != nil {
+			if f, err = valFit(m, val, cfg.ValSkip); err != nil {
+				return nil, err
+			}
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(ep, sse/float64(max(rows, 1)), f)
 		}
-		if f > bestFit {
+		switch {
+		case val == nil:
+			best = m.Flatten()
+		case f > bestFit:
 			bestFit, since = f, 0
 			best = m.Flatten()
-		} else if since++; cfg.Patience > 0 && since >= cfg.Patience {
-			break
-		}
-		if math.IsNaN(sse) {
-			break
+		default:
+			if since++; cfg.Patience > 0 && since >= cfg.Patience {
+				break epochs
+			}
 		}
 		if cfg.MaxSamples > 0 && simulated >= cfg.MaxSamples {
 			break

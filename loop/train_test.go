@@ -291,3 +291,76 @@ func TestAutoSkip(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainStart: training without validation data from a trained loop
+// (Config.Start) begins at its parameters and scales and keeps the last
+// epoch's: a deadline already past returns the start, a step too small to
+// move the parameters returns them, more epochs lower the training error,
+// and the start is not modified. A start together with initial linear taps
+// is refused.
+func TestTrainStart(t *testing.T) {
+	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
+	truth := randomModel(t, s, 42)
+	truth.SU, truth.SY = 2, 0.5
+	train, val := loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+	cfg := DefaultConfig()
+	cfg.Structure, cfg.Epochs, cfg.Patience, cfg.Workers = s, 10, 0, 2
+	first, err := Train(context.Background(), cfg, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := first.Model.Flatten()
+	other := Structure{R1: 2, R2: 1, Hidden: []int{3}, B1: 1, T1: 4, L1: 4, B2: 1, T2: 2}
+	errOf := func(m *Model) float64 {
+		f, err := FitOf(train, 0, m.Simulate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 100 - f
+	}
+	cases := []struct {
+		name  string
+		set   func(*Config)
+		moved bool
+	}{
+		{"deadline past", func(c *Config) { c.Deadline = time.Now().Add(-time.Second) }, false},
+		{"vanishing step", func(c *Config) { c.LR, c.Epochs = 1e-300, 2 }, false},
+		{"more epochs", func(c *Config) { c.Epochs = 30 }, true},
+	}
+	for _, tc := range cases {
+		c := cfg
+		c.Structure, c.Start = other, first.Model // Start's structure wins
+		tc.set(&c)
+		res, err := Train(context.Background(), c, train, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !math.IsNaN(res.ValFit) {
+			t.Errorf("%s: validation Fit %v without validation data; want NaN", tc.name, res.ValFit)
+		}
+		m := res.Model
+		if m.SU != first.Model.SU || m.SY != first.Model.SY || m.L1 != s.L1 {
+			t.Errorf("%s: scales %v, %v and L1 %d; want the start's %v, %v, %d", tc.name, m.SU, m.SY, m.L1, first.Model.SU, first.Model.SY, s.L1)
+		}
+		got := m.Flatten()
+		diff := 0.0
+		for i := range got {
+			diff = max(diff, math.Abs(got[i]-start[i]))
+		}
+		if tc.moved {
+			if e0, e1 := errOf(first.Model), errOf(m); !(e1 < e0) {
+				t.Errorf("%s: training error %.3f %% after, %.3f %% before", tc.name, e1, e0)
+			}
+		} else if diff > 1e-12 {
+			t.Errorf("%s: parameters moved by %g; want the start's", tc.name, diff)
+		}
+		if again := first.Model.Flatten(); !slices.Equal(again, start) {
+			t.Fatalf("%s: the start was modified", tc.name)
+		}
+	}
+	c := cfg
+	c.Start, c.InitLinear = first.Model, make([]float64, s.L1)
+	if _, err := Train(context.Background(), c, train, nil); !errors.Is(err, ErrConfig) {
+		t.Errorf("start and initial taps: err %v, want ErrConfig", err)
+	}
+}
