@@ -152,18 +152,22 @@ func REN(ctx context.Context, m *baselines.PassiveREN, base baselines.RENConfig,
 }
 
 // RENs continues every member of a mean of passive RENs (ensemble
-// selection's, members *baselines.PassiveREN) as REN does, all at once
+// selection's, members *baselines.PassiveREN, or a model class's that
+// unwraps to one) as REN does, all at once
 // sharing the workers (so that each gets the same share of the deadline,
 // as the search's RENs do), and returns the mean of the results with the
 // same counts: passive as a parallel interconnection of passive models.
 func RENs(ctx context.Context, mean ensemble.Mean, base baselines.RENConfig, all *data.Dataset, o Options) (ensemble.Mean, error) {
 	rens := make([]*baselines.PassiveREN, len(mean))
 	for i, mb := range mean {
-		r, ok := mb.Model.(*baselines.PassiveREN)
-		if !ok {
+		switch r := mb.Model.(type) {
+		case *baselines.PassiveREN:
+			rens[i] = r
+		case interface{ Unwrap() *baselines.PassiveREN }: // a REN as its model class holds it
+			rens[i] = r.Unwrap()
+		default:
 			return nil, fmt.Errorf("%w: member %d of the mean is a %T, not a passive REN", ErrConfig, i, mb.Model)
 		}
-		rens[i] = r
 	}
 	workers := o.Workers
 	if workers <= 0 {
@@ -187,7 +191,8 @@ func RENs(ctx context.Context, mean ensemble.Mean, base baselines.RENConfig, all
 }
 
 // Loop continues the loop m on all for Share of base's schedule (epochs
-// and samples simulated) at base's learning rate, tap by tap (no basis),
+// and samples simulated) at the learning rate base's schedule ends at,
+// tap by tap (no basis),
 // under Options.Deadline; m is not modified. A loop is passive for every
 // parameter value (loop.Taps), so the result needs no new certificate.
 func Loop(ctx context.Context, m *loop.Model, base loop.Config, all *data.Dataset, o Options) (*loop.Model, error) {
@@ -198,6 +203,11 @@ func Loop(ctx context.Context, m *loop.Model, base loop.Config, all *data.Datase
 		return nil, err
 	}
 	cfg := base
+	// Resume where the schedule ended: its learning rate had fallen to
+	// (1−LRDecay)·LR, and starting again from LR would throw the loop off
+	// the optimum it settled in, with no validation data left to stop the
+	// damage.
+	cfg.LR, cfg.LRDecay = base.LR*(1-base.LRDecay), 0
 	cfg.Start, cfg.InitLinear, cfg.Basis, cfg.Patience = m, nil, 0, 0
 	cfg.Epochs, cfg.MaxSamples = o.part(cfg.Epochs), o.part(cfg.MaxSamples)
 	cfg.Skip, cfg.ValSkip, cfg.Workers, cfg.Deadline, cfg.Progress = o.Skip, 0, o.Workers, o.Deadline, nil
