@@ -203,7 +203,8 @@ func runTrain(e *env, args []string) error {
 	warmPath := fs.String("warm-start", "", warmStartAbout)
 	sdir := addSearchDirFlags(fs)
 	budget := fs.Int("budget", search.DefaultBudget, "rungs of the structure search's successive halving: about its cost in training runs of the final schedule; 3^(budget−1) candidates start")
-	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), the passive RENs take at most half of what is left, and the loop family trains in the rest, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan")
+	timeLimit := fs.Duration("time-limit", search.DefaultTimeLimit, "wall-clock bound of the structure search (0: none): the successive halving ends when half of it is spent (candidates unfinished then do not count), the passive RENs take at most half of what is left, and the loop family trains in the rest, as many loops as the time allows at the pace of those before (the others not started), a loop's schedule shortened only where it would overrun; the choice then depends on the machine's speed (0 makes the search reproducible); --search-dir trials keep their plan; without --val, the refit on all of --data (--refit) takes its share of it")
+	refitOn := fs.Bool("refit", true, refitAbout)
 	modelName := classes.Choice(defaultModel)
 	fs.Var(&modelName, "model", "model class to train: "+strings.Join(classes.Names(), ", ")+"; the flags of the NFIR's training apply to nfir (the default) only, and each class's own flags (--fir-taps, --gru-units, …) to it only")
 	cf := addClassFlags(fs)
@@ -356,6 +357,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		extra["decay"] = "auto"
 	}
 	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
+	all := trainSet // before any hold-out: what a refit trains on
 	if valPath == "" {
 		n := trainSet.Len()
 		held, heldVal, notes := holdOutGroups(trainSet, cfg.Seed)
@@ -454,6 +456,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		rc := searchRENConfig()
 		sopt.REN = &rc
 		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
+		if *refitOn && valPath == "" {
+			job.search.planRefit(all, prog)
+		}
 	}
 	if err := sdir.use(job.search, cfg, trainSet, valSet, prog); err != nil {
 		return err
@@ -485,7 +490,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			r["backup"] = dest.backup
 		}
 		if job.search != nil && job.search.res != nil {
-			r["structure_search"] = searchSummary(job.search.res)
+			r["structure_search"] = job.search.summary()
 		}
 		if oc.loop != "" {
 			r["class"] = oc.class

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"time"
 
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/classes/baseline"
 	"github.com/passivenfir/gputrain/classes/loopclass"
 	"github.com/passivenfir/gputrain/classes/meanclass"
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
@@ -25,6 +27,13 @@ type searchJob struct {
 	opt   search.Options
 	extra map[string]any // settings' extra keys (data paths, columns)
 	res   *search.Result // after the run
+	// refitAll, when set, is all of --data, which the chosen model
+	// continues on once the search has chosen on the held-out part
+	// (package refit), for at most refitTime (0: no bound); refitted is
+	// its record in the model file.
+	refitAll  *data.Dataset
+	refitTime time.Duration
+	refitted  map[string]any
 }
 
 // fit runs the search, or trains cfg when there is none.
@@ -47,10 +56,13 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	if n := timeCutNote(sr); n != "" && job.prog != nil {
 		job.prog.note("note: %s", n)
 	}
+	if sj.refitAll != nil && err == nil {
+		job.refitChosen(ctx, sr)
+	}
 	chosen := sr.Config
 	chosen.Progress = nil
 	extra := maps.Clone(sj.extra)
-	extra[searchKey] = searchSummary(sr)
+	extra[searchKey] = sj.summary()
 	job.settings = settings(chosen, extra)
 	if sr.MeanChosen {
 		// No class trains a mean: the training object stays the search's
@@ -153,7 +165,10 @@ func saveLoop(job *trainJob, sr *search.Result, out trainOutcome) (trainOutcome,
 // skips it, so that the training object stays a valid config file.
 const searchKey = "structure_search"
 
-func searchSummary(sr *search.Result) map[string]any {
+// summary is the search's record: the chosen candidate, the table of all
+// and the refit that followed, if any.
+func (sj *searchJob) summary() map[string]any {
+	sr := sj.res
 	out := map[string]any{
 		"chosen": sr.Chosen, "rungs": sr.Rungs, "val_fit": jsonFloat(sr.ValFit()),
 		"linear_taps": sr.LinearTaps, "linear_val_fit": jsonFloat(sr.LinearFit),
@@ -164,6 +179,9 @@ func searchSummary(sr *search.Result) map[string]any {
 	}
 	if m := sr.Margin; m.Blocks > 0 {
 		out["linear_margin"] = map[string]any{"gain": jsonFloat(m.Gain), "se": jsonFloat(m.SE), "blocks": m.Blocks, "clear": m.Clear(), "cross_fitted": m.CrossFit}
+	}
+	if sj.refitted != nil {
+		out["refit"] = sj.refitted
 	}
 	return out
 }
