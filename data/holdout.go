@@ -133,15 +133,39 @@ func TailRepeat(b Batch, frac float64, lead int) (Repeat, bool) {
 // with the sign flipped. ok is false when there is none.
 func WorstRepeat(d *Dataset, frac float64, lead int) (batch int, r Repeat, ok bool) {
 	for i, b := range d.Batches {
-		n := b.Len()
-		tail := n - int(float64(n)*(1-frac))
-		if r, ok := FindRepeat(b.U, max(tail, 1)); ok {
-			if _, phase := TailRepeat(b, frac, lead); !phase {
-				return i, r, true
-			}
+		if r, ok := tailRepeats(b, frac, lead); ok {
+			return i, r, true
 		}
 	}
 	return 0, Repeat{}, false
+}
+
+// TailsRepeat reports whether every batch of d repeats its input within
+// the tail HoldOutTails holds out of it, as WorstRepeat's batch does (none
+// split by phase): the held-out tails then hold no input, up to its sign,
+// that the training parts lack. False for no batches.
+func TailsRepeat(d *Dataset, frac float64, lead int) bool {
+	for _, b := range d.Batches {
+		if _, ok := tailRepeats(b, frac, lead); !ok {
+			return false
+		}
+	}
+	return len(d.Batches) > 0
+}
+
+// tailRepeats is FindRepeat's repeat of b within its tail, where b is split
+// by that tail rather than by phase.
+func tailRepeats(b Batch, frac float64, lead int) (Repeat, bool) {
+	n := b.Len()
+	tail := n - int(float64(n)*(1-frac))
+	r, ok := FindRepeat(b.U, max(tail, 1))
+	if !ok {
+		return r, false
+	}
+	if _, phase := TailRepeat(b, frac, lead); phase {
+		return r, false
+	}
+	return r, true
 }
 
 // PhaseWidth is the part of each repeat of lag samples that HoldOutPhase

@@ -254,7 +254,7 @@ func TestHoldOutPhase(t *testing.T) {
 // TestHoldOutTailsRepeat: a record whose input is periodic is split by
 // phase, the others of the same data by their tails; a period too short for
 // a training piece, and an antiperiodic record, are split by their tails
-// and named by WorstRepeat.
+// and named by WorstRepeat, and TailsRepeat holds when every batch is such.
 func TestHoldOutTailsRepeat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	other := Batch{U: noise(rng, 800), Y: noise(rng, 800)}
@@ -286,6 +286,16 @@ func TestHoldOutTailsRepeat(t *testing.T) {
 		if i, r, ok := WorstRepeat(d, 0.2, tc.lead); ok != tc.worst || ok && (i != 0 || r.Lag != 500 || r.Corr*tc.corr < RepeatCorr) {
 			t.Errorf("%s: WorstRepeat %d %+v %v, want %v", tc.name, i, r, ok, tc.worst)
 		}
+		// every tail repeats only where no batch has input of its own there
+		alone := &Dataset{Batches: []Batch{tc.b}}
+		twice := &Dataset{Batches: []Batch{tc.b, tc.b}}
+		if TailsRepeat(d, 0.2, tc.lead) || TailsRepeat(alone, 0.2, tc.lead) != tc.worst || TailsRepeat(twice, 0.2, tc.lead) != tc.worst {
+			t.Errorf("%s: TailsRepeat with a noise record %v, alone %v, twice %v; want false, %v, %v", tc.name,
+				TailsRepeat(d, 0.2, tc.lead), TailsRepeat(alone, 0.2, tc.lead), TailsRepeat(twice, 0.2, tc.lead), tc.worst, tc.worst)
+		}
+	}
+	if TailsRepeat(&Dataset{}, 0.2, 0) {
+		t.Error("TailsRepeat of no batches: true")
 	}
 }
 

@@ -358,6 +358,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
 	all := trainSet // before any hold-out: what a refit trains on
+	// whether the held-out part holds input the training part lacks: not
+	// where every tail repeats its record's training input (antiperiodic)
+	heldNew := true
 	if valPath == "" {
 		n := trainSet.Len()
 		held, heldVal, notes := holdOutGroups(trainSet, cfg.Seed)
@@ -403,6 +406,7 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			for _, s := range repeatNotes(whole, data.TailFraction, lead) {
 				prog.note("%s", s)
 			}
+			heldNew = !data.TailsRepeat(whole, data.TailFraction, lead)
 		}
 	}
 	if valPath != "" {
@@ -456,7 +460,10 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		rc := searchRENConfig()
 		sopt.REN = &rc
 		job.search = &searchJob{fixed: fixed, extra: extra, opt: sopt}
-		if *refitOn && valPath == "" {
+		switch {
+		case *refitOn && valPath == "" && !heldNew:
+			prog.note("note: no refit on all of --data after the search (--refit): the held-out tails repeat the training inputs, so they hold nothing new to learn, and training past the point validation chose would only fit the training record closer")
+		case *refitOn && valPath == "":
 			job.search.planRefit(all, prog)
 		}
 	}

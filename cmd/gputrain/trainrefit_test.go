@@ -13,28 +13,33 @@ import (
 // TestTrainRefit: a structure search that chose on a part held out of
 // --data is followed by a refit on all of it, told before the search and
 // after it, and recorded in the model file's structure_search with its
-// fits on all the data; --refit=false and --val leave it out. The model
-// written is the refitted one where the refit is kept, whichever family
-// the search chose (with a structure flag fixed, an NFIR).
+// fits on all the data; --refit=false and --val leave it out, and so does
+// a record whose held-out tail repeats its training input, saying why. The
+// model written is the refitted one where the refit is kept, whichever
+// family the search chose (with a structure flag fixed, an NFIR).
 func TestTrainRefit(t *testing.T) {
 	shortLoops(t, 3)
 	dir := t.TempDir()
 	train := genData(t, dir, 10, "1")
 	val := genData(t, dir, 3, "2")
 	sched := []string{"--iters", "1", "--epochs", "2", "--budget", "1", "--time-limit", "0", "--json"}
+	odd := filepath.Join(dir, "odd.csv") // one record, antiperiodic: its tail repeats training input
+	writeRepeats(t, odd, 1, 1, 600, 2, -1)
+	nfir := []string{"--search", "on", "--taps", "10"} // a structure flag leaves the RENs and loops out
 	for _, tc := range []struct {
 		name  string
+		data  string
 		flags []string
 		refit bool
 	}{
-		{"held out", nil, true},
-		// a structure flag leaves the RENs and loops out: an NFIR is chosen
-		{"nfir", []string{"--search", "on", "--taps", "10"}, true},
-		{"no refit", []string{"--refit=false"}, false},
-		{"--val", []string{"--val", val}, false},
+		{"held out", train, nil, true},
+		{"nfir", train, nfir, true},
+		{"no refit", train, []string{"--refit=false"}, false},
+		{"--val", train, []string{"--val", val}, false},
+		{"antiperiodic", odd, nfir, false},
 	} {
 		out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-		code, stdout, stderr := cli(t, append(append([]string{"train", "--data", train, "--out", out}, sched...), tc.flags...)...)
+		code, stdout, stderr := cli(t, append(append([]string{"train", "--data", tc.data, "--out", out}, sched...), tc.flags...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", tc.name, code, stderr)
 		}
@@ -43,6 +48,9 @@ func TestTrainRefit(t *testing.T) {
 		told := strings.Contains(stderr, "continues training on all of --data") && strings.Contains(stderr, "refit on all of --data in")
 		if has != tc.refit || told != tc.refit {
 			t.Fatalf("%s: refit record %v, told %v; want %v\n%s", tc.name, rf, told, tc.refit, stderr)
+		}
+		if said := strings.Contains(stderr, "no refit on all of --data"); said != (tc.name == "antiperiodic") {
+			t.Errorf("%s: said no refit: %v\n%s", tc.name, said, stderr)
 		}
 		if !tc.refit {
 			continue
