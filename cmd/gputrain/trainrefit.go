@@ -87,7 +87,11 @@ func (job *trainJob) refitChosen(ctx context.Context, sr *search.Result) {
 	}
 	if err != nil {
 		sj.refitted["error"] = err.Error()
-		job.prog.note("note: the refit on all of --data failed (%v): the chosen model is kept as validated", err)
+		what := fmt.Sprintf("failed (%v)", err)
+		if ctx.Err() != nil {
+			what = "was interrupted"
+		}
+		job.prog.note("note: the refit on all of --data %s: the chosen model is kept as validated", what)
 		return
 	}
 	sj.refitted["fit_before"], sj.refitted["fit_after"], sj.refitted["kept"] = jsonFloat(oc.Before), jsonFloat(oc.After), oc.Kept
