@@ -26,15 +26,25 @@ func loopData(t *testing.T, truth *Model, seed uint64, records, samples int) *da
 	return d
 }
 
+// learnable is a small loop structure with 12 training and 4 validation
+// records of 150 samples from a random loop of it (seed 42; with scaled,
+// its scales SU = 2, SY = 0.5): what the training tests learn.
+func learnable(t *testing.T, scaled bool) (Structure, *data.Dataset, *data.Dataset) {
+	t.Helper()
+	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
+	truth := randomModel(t, s, 42)
+	if scaled {
+		truth.SU, truth.SY = 2, 0.5
+	}
+	return s, loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+}
+
 // TestTrainLearnsLoop: Train, started from its own random initialization,
 // fits a loop plant of its own structure far better than the zero model
 // (Fit 0) and better than it started; the result stays certified and the
 // run is deterministic.
 func TestTrainLearnsLoop(t *testing.T) {
-	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
-	truth := randomModel(t, s, 42)
-	truth.SU, truth.SY = 2, 0.5
-	train, val := loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+	s, train, val := learnable(t, true)
 	cfg := DefaultConfig()
 	cfg.Structure, cfg.Epochs, cfg.Patience, cfg.Workers = s, 60, 0, 2
 	var first float64 = math.NaN()
@@ -84,9 +94,7 @@ func TestTrainWindows(t *testing.T) {
 // far and no error, and marks the result Cut; a deadline already past
 // trains no epoch and returns the starting model.
 func TestTrainDeadline(t *testing.T) {
-	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
-	truth := randomModel(t, s, 42)
-	train, val := loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+	s, train, val := learnable(t, false)
 	cfg := DefaultConfig()
 	cfg.Structure, cfg.Epochs, cfg.Patience, cfg.MaxSamples, cfg.Workers = s, 1_000_000, 0, 0, 1
 	cfg.Deadline = time.Now().Add(300 * time.Millisecond)
@@ -299,10 +307,7 @@ func TestAutoSkip(t *testing.T) {
 // and the start is not modified. A start together with initial linear taps
 // is refused.
 func TestTrainStart(t *testing.T) {
-	s := Structure{R1: 1, R2: 1, Hidden: []int{4}, B1: 1, T1: 6, L1: 8, B2: 1, T2: 4, L2: 4}
-	truth := randomModel(t, s, 42)
-	truth.SU, truth.SY = 2, 0.5
-	train, val := loopData(t, truth, 1, 12, 150), loopData(t, truth, 2, 4, 150)
+	s, train, val := learnable(t, true)
 	cfg := DefaultConfig()
 	cfg.Structure, cfg.Epochs, cfg.Patience, cfg.Workers = s, 10, 0, 2
 	first, err := Train(context.Background(), cfg, train, val)
