@@ -120,23 +120,21 @@ func marginOf(d []float64) Margin {
 	return m
 }
 
-// loopMargin is the margin of the loop family's offer, cross-fitted where
-// the validation data have two records or more. The offer is chosen on
-// validation (which loops, how often each counts: loop.ChoosePasses), and
-// its Fit there flatters it by what that choice fitted to the noise; a
-// margin measured on the same records inherits the flattery. Cross-fitted,
-// the records fall into two folds (even and odd), the choice is made again
-// on each fold from the same trained loops, scored on that fold alone, and
-// measured against the FIR on the other: every block gain then comes from
-// a choice that did not see the block. This is Margin.CrossFit. The loops
-// themselves were still early-stopped on all of validation; that smaller
-// bias stays. With one record there is nothing to fold, and the margin is
-// linearMargin's.
+// loopMargin is the margin of the loop family's offer, cross-fitted
+// (valFolds). The offer is chosen on validation (which loops, how often
+// each counts: loop.ChoosePasses), and its Fit there flatters it by what
+// that choice fitted to the noise; a margin measured on the same samples
+// inherits the flattery. Cross-fitted, the validation data fall into two
+// folds, the choice is made again on each fold from the same trained
+// loops, scored on that fold alone, and measured against the FIR on the
+// other: every block gain then comes from a choice that did not see the
+// block. This is Margin.CrossFit. The loops themselves were still
+// early-stopped on all of validation; that smaller bias stays. Where
+// validation cannot be folded, the margin is linearMargin's.
 func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Margin, error) {
-	val, skip := s.val, s.base.ValSkip
-	folds := recordFolds(val, skip)
-	if folds[0] == nil || folds[1] == nil {
-		return linearMargin(val, skip, res.LoopModel.Simulate, fir), nil
+	folds, ok := valFolds(s.val, s.base.ValSkip)
+	if !ok {
+		return linearMargin(s.val, s.base.ValSkip, res.LoopModel.Simulate, fir), nil
 	}
 	var d []float64
 	for k, out := range folds {
@@ -147,7 +145,7 @@ func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Mar
 				if r == nil || r.Model == nil {
 					continue
 				}
-				f, err := loop.Of(r.Model).ValFit(on, skip)
+				f, err := loop.Of(r.Model).ValFit(on.val, on.skip)
 				if err != nil {
 					return Margin{}, err
 				}
@@ -156,32 +154,62 @@ func (s *searcher) loopMargin(res *Result, fir func(u []float64) []float64) (Mar
 				passes[p] = append(passes[p], &rr)
 			}
 		}
-		m, _, _, err := loop.ChoosePasses(on, skip, passes[0], passes[1])
+		m, _, _, err := loop.ChoosePasses(on.val, on.skip, passes[0], passes[1])
 		if err != nil {
 			return Margin{}, err
 		}
-		d = append(d, blockGains(out, skip, m.Simulate, fir)...)
+		d = append(d, blockGains(out.val, out.skip, m.Simulate, fir)...)
 	}
 	mg := marginOf(d)
 	mg.CrossFit = true
 	return mg, nil
 }
 
-// recordFolds splits val's records with more than skip samples into two
-// folds, the even and the odd ones; a fold is nil when it has none.
-func recordFolds(val *data.Dataset, skip int) [2]*data.Dataset {
-	var folds [2]*data.Dataset
-	for i, b := range val.Batches {
-		if len(b.U) <= skip {
-			continue
+// A fold is part of the validation data: its records, simulated from
+// their start, and the samples of each left unscored at the start.
+type fold struct {
+	val  *data.Dataset
+	skip int
+}
+
+// valFolds splits the validation data val, whose records are scored after
+// skip samples, into two folds for cross-fitting. With two records or more
+// of over skip samples, the folds are the even and the odd ones. With one
+// (one long record held out by its tail, say, the commonest case of a user
+// with a single experiment), it is split in time: the first fold scores
+// the first half of its scored samples (the record cut there), the second
+// the rest (the record whole, the first half simulated but not scored).
+// Each half then holds at least minBlock samples. ok is false where
+// neither split is possible: a record too short, or none.
+func valFolds(val *data.Dataset, skip int) (folds [2]fold, ok bool) {
+	var long []data.Batch
+	for _, b := range val.Batches {
+		if len(b.U) > skip {
+			long = append(long, b)
 		}
-		k := i % 2
-		if folds[k] == nil {
-			folds[k] = &data.Dataset{Ts: val.Ts}
-		}
-		folds[k].Batches = append(folds[k].Batches, b)
 	}
-	return folds
+	switch {
+	case len(long) >= 2:
+		for i, b := range long {
+			k := i % 2
+			if folds[k].val == nil {
+				folds[k] = fold{val: &data.Dataset{Ts: val.Ts}, skip: skip}
+			}
+			folds[k].val.Batches = append(folds[k].val.Batches, b)
+		}
+		return folds, true
+	case len(long) == 1 && len(long[0].U)-skip >= 2*minBlock:
+		b := long[0]
+		mid := skip + (len(b.U)-skip)/2
+		first := data.Batch{U: b.U[:mid], Y: b.Y[:mid], Label: b.Label, Line: b.Line}
+		if b.YClean != nil {
+			first.YClean = b.YClean[:mid]
+		}
+		folds[0] = fold{val: &data.Dataset{Ts: val.Ts, Batches: []data.Batch{first}}, skip: skip}
+		folds[1] = fold{val: &data.Dataset{Ts: val.Ts, Batches: []data.Batch{b}}, skip: mid}
+		return folds, true
+	}
+	return folds, false
 }
 
 // clearOfLinear reports whether the model called name, whose margin over

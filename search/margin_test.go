@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -210,11 +211,12 @@ func medianFit(t *testing.T, m *model.NFIR, d *data.Dataset) float64 {
 }
 
 // TestLoopMargin: the loop family's margin is cross-fitted over two folds
-// of the validation records, each block's gain coming from a choice made on
+// of the validation data, each block's gain coming from a choice made on
 // the other fold. With a single loop there is nothing to choose, so the
-// cross-fitted margin is the plain one (the same blocks, the same mean);
-// with one validation record there is nothing to fold, and the margin is
-// the plain one, not marked cross-fitted.
+// cross-fitted margin is the plain one measured on the folds: with several
+// records the same blocks and the same mean; with one record its two
+// halves in time, written out here by hand (the record cut at its middle,
+// and the record whole with its first half unscored), four blocks each.
 func TestLoopMargin(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
 	st := loop.Structure{R1: 1, R2: 1, Hidden: []int{3}, B1: 1, T1: 4, L1: 6, B2: 1, T2: 3, L2: 3}
@@ -263,12 +265,11 @@ func TestLoopMargin(t *testing.T) {
 		return rs
 	}
 	for _, tc := range []struct {
-		name     string
-		records  int
-		crossFit bool
+		name    string
+		records int
 	}{
-		{"five records", 5, true},
-		{"one record", 1, false},
+		{"five records", 5},
+		{"one record", 1},
 	} {
 		val := records(tc.records)
 		one := randomLoop()
@@ -279,8 +280,16 @@ func TestLoopMargin(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := linearMargin(val, 0, one.Simulate, res.firSim)
-		if got.CrossFit != tc.crossFit || got.Blocks != want.Blocks || math.Abs(got.Gain-want.Gain) > 1e-9 || math.Abs(got.SE-want.SE) > 1e-9 {
-			t.Errorf("%s, one loop: %v, want %v (cross-fitted %v)", tc.name, got, want, tc.crossFit)
+		if tc.records == 1 {
+			b := val.Batches[0]
+			first := &data.Dataset{Ts: 1, Batches: []data.Batch{{U: b.U[:100], Y: b.Y[:100]}}}
+			want = marginOf(append(blockGains(first, 0, one.Simulate, res.firSim), blockGains(val, 100, one.Simulate, res.firSim)...))
+			if want.Blocks != 8 {
+				t.Fatalf("one record: %d blocks in its two halves, want 8", want.Blocks)
+			}
+		}
+		if !got.CrossFit || got.Blocks != want.Blocks || math.Abs(got.Gain-want.Gain) > 1e-9 || math.Abs(got.SE-want.SE) > 1e-9 {
+			t.Errorf("%s, one loop: %v, want %v, cross-fitted", tc.name, got, want)
 		}
 		// several loops: every block is still scored once
 		res.loopPasses = [2][]*loop.Result{results(val, one, randomLoop(), truth), results(val, randomLoop())}
@@ -288,8 +297,66 @@ func TestLoopMargin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err = s.loopMargin(res, res.firSim); err != nil || got.Blocks != want.Blocks || got.CrossFit != tc.crossFit {
+		if got, err = s.loopMargin(res, res.firSim); err != nil || got.Blocks != want.Blocks || !got.CrossFit {
 			t.Errorf("%s, four loops: %v, %v; want %d blocks", tc.name, got, err, want.Blocks)
+		}
+	}
+}
+
+// TestValFolds: the folds of cross-fitting. Records of over skip samples
+// alternate between the folds; a single one is cut in time at the middle of
+// its scored samples, each half holding at least minBlock of them; with no
+// such record, or one too short to halve, there are no folds.
+func TestValFolds(t *testing.T) {
+	rec := func(n int) data.Batch {
+		b := data.Batch{U: make([]float64, n), Y: make([]float64, n), YClean: make([]float64, n)}
+		for i := range n {
+			b.U[i], b.Y[i], b.YClean[i] = float64(i), float64(-i), float64(2*i)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		lens []int
+		skip int
+		ok   bool
+		// each fold's record lengths and skip
+		lens0, lens1 []int
+		skip0, skip1 int
+	}{
+		{"none", nil, 0, false, nil, nil, 0, 0},
+		{"three records", []int{50, 60, 70}, 10, true, []int{50, 70}, []int{60}, 10, 10},
+		{"two, one within the skip", []int{50, 10, 70}, 10, true, []int{50}, []int{70}, 10, 10},
+		{"one record", []int{110}, 10, true, []int{60}, []int{110}, 10, 60},
+		{"one record, odd length", []int{111}, 10, true, []int{60}, []int{111}, 10, 60},
+		{"one record, just long enough", []int{10 + 2*minBlock}, 10, true, []int{10 + minBlock}, []int{10 + 2*minBlock}, 10, 10 + minBlock},
+		{"one record, too short", []int{9 + 2*minBlock}, 10, false, nil, nil, 0, 0},
+		{"one record within the skip", []int{10}, 10, false, nil, nil, 0, 0},
+	} {
+		val := &data.Dataset{Ts: 0.5}
+		for _, n := range tc.lens {
+			val.Batches = append(val.Batches, rec(n))
+		}
+		folds, ok := valFolds(val, tc.skip)
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for k, want := range [2][]int{tc.lens0, tc.lens1} {
+			f := folds[k]
+			var got []int
+			for _, b := range f.val.Batches {
+				got = append(got, b.Len())
+				if len(b.Y) != b.Len() || len(b.YClean) != b.Len() || b.Y[b.Len()-1] != -b.U[b.Len()-1] || b.YClean[b.Len()-1] != 2*b.U[b.Len()-1] {
+					t.Errorf("%s: fold %d: a record's y or y_clean is not cut with its u", tc.name, k)
+				}
+			}
+			if wantSkip := [2]int{tc.skip0, tc.skip1}[k]; fmt.Sprint(got) != fmt.Sprint(want) || f.skip != wantSkip || f.val.Ts != 0.5 {
+				t.Errorf("%s: fold %d holds records of %v samples, skip %d, Ts %g; want %v, skip %d, Ts 0.5", tc.name, k, got, f.skip, f.val.Ts, want, wantSkip)
+			}
 		}
 	}
 }

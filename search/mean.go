@@ -112,17 +112,15 @@ func (s *searcher) meanClear(res *Result) bool {
 	return s.clearOfLinear(res, name, m)
 }
 
-// meanMargin is the mean's margin over the linear FIR, cross-fitted where
-// the validation data have two records or more, as loopMargin is: the
-// records fall into two folds, the mean is chosen again on each from the
-// same candidates (ensemble.Select from the fold's best), and its block
-// gains over the FIR are measured on the other fold. With one record it
-// is linearMargin's.
+// meanMargin is the mean's margin over the linear FIR, cross-fitted as
+// the loops' is (loopMargin, valFolds): the mean is chosen again on each
+// fold from the same candidates (ensemble.Select from the fold's best), and
+// its block gains over the FIR are measured on the other fold. Where
+// validation cannot be folded, it is linearMargin's.
 func (s *searcher) meanMargin(res *Result) (Margin, error) {
-	val, skip := s.val, s.base.ValSkip
-	folds := recordFolds(val, skip)
-	if folds[0] == nil || folds[1] == nil {
-		return linearMargin(val, skip, res.Mean.Simulate, res.firSim), nil
+	folds, ok := valFolds(s.val, s.base.ValSkip)
+	if !ok {
+		return linearMargin(s.val, s.base.ValSkip, res.Mean.Simulate, res.firSim), nil
 	}
 	var d []float64
 	for k, out := range folds {
@@ -130,10 +128,10 @@ func (s *searcher) meanMargin(res *Result) (Margin, error) {
 		outs := make([][][]float64, len(res.meanCands))
 		best, bestFit := -1, math.Inf(-1)
 		for i, c := range res.meanCands {
-			for _, b := range on.Batches {
+			for _, b := range on.val.Batches {
 				outs[i] = append(outs[i], c.Simulate(b.U))
 			}
-			f, err := ensemble.FitRecords(on, skip, func(r int) []float64 { return outs[i][r] })
+			f, err := ensemble.FitRecords(on.val, on.skip, func(r int) []float64 { return outs[i][r] })
 			if err != nil {
 				return Margin{}, err
 			}
@@ -141,7 +139,7 @@ func (s *searcher) meanMargin(res *Result) (Margin, error) {
 				best, bestFit = i, f
 			}
 		}
-		counts, _, err := ensemble.Select(on, skip, outs, best, bestFit)
+		counts, _, err := ensemble.Select(on.val, on.skip, outs, best, bestFit)
 		if err != nil {
 			return Margin{}, err
 		}
@@ -151,7 +149,7 @@ func (s *searcher) meanMargin(res *Result) (Margin, error) {
 				m = append(m, ensemble.Member{Model: res.meanCands[i], Count: c})
 			}
 		}
-		d = append(d, blockGains(out, skip, m.Simulate, res.firSim)...)
+		d = append(d, blockGains(out.val, out.skip, m.Simulate, res.firSim)...)
 	}
 	mg := marginOf(d)
 	mg.CrossFit = true

@@ -10,6 +10,7 @@ import (
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/ensemble"
 	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/model"
 )
 
 // randREN is a passive REN with seeded random parameters.
@@ -29,10 +30,17 @@ func randREN(seed uint64) *baselines.PassiveREN {
 // a row.
 func meanSearcher(t *testing.T, n int, ms ...any) (*searcher, *Result) {
 	t.Helper()
+	return meanSearcherOn(t, []int{120, 120, 120}, n, ms...)
+}
+
+// meanSearcherOn is meanSearcher with validation records of the given
+// lengths.
+func meanSearcherOn(t *testing.T, lens []int, n int, ms ...any) (*searcher, *Result) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(11, 12))
 	val := &data.Dataset{}
-	for range 3 {
-		u := make([]float64, 120)
+	for _, size := range lens {
+		u := make([]float64, size)
 		for i := range u {
 			u[i] = rng.NormFloat64()
 		}
@@ -155,6 +163,45 @@ func TestMeanName(t *testing.T) {
 		}
 		if got := meanName(m); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestMeanMargin: the RENs' mean's margin over the FIR is cross-fitted on
+// the folds of valFolds, with several validation records and with one. The
+// validation output is the mean of two of three RENs, so the mean chosen on
+// either fold is that same mean, and the cross-fitted margin is the plain
+// margin of the mean on the folds' blocks: with three records the plain
+// margin over all of them (the same blocks in another order), with one the
+// blocks of its two halves.
+func TestMeanMargin(t *testing.T) {
+	fir, _ := model.New(model.Structure{LinearTaps: 4})
+	fir.Lin[0], fir.Lin[1] = 0.4, 0.1
+	for _, tc := range []struct {
+		name string
+		lens []int
+	}{
+		{"three records", []int{120, 130, 140}},
+		{"one record", []int{200}},
+	} {
+		a, b, c := randREN(21), randREN(22), randREN(23)
+		s, res := meanSearcherOn(t, tc.lens, 2, a, b, c)
+		if err := s.mean(res); err != nil || res.Mean == nil {
+			t.Fatalf("%s: no mean offered (%v)", tc.name, err)
+		}
+		res.linear = fir
+		got, err := s.meanMargin(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := linearMargin(s.val, 0, res.Mean.Simulate, res.firSim)
+		if len(tc.lens) == 1 {
+			r := s.val.Batches[0]
+			first := &data.Dataset{Batches: []data.Batch{{U: r.U[:100], Y: r.Y[:100]}}}
+			want = marginOf(append(blockGains(first, 0, res.Mean.Simulate, res.firSim), blockGains(s.val, 100, res.Mean.Simulate, res.firSim)...))
+		}
+		if !got.CrossFit || got.Blocks != want.Blocks || math.Abs(got.Gain-want.Gain) > 1e-9 || math.Abs(got.SE-want.SE) > 1e-9 {
+			t.Errorf("%s: margin %v, want %v, cross-fitted", tc.name, got, want)
 		}
 	}
 }
