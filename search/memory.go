@@ -34,6 +34,26 @@ func MaxMemory(base model.Structure, fixed Fixed, opt Options, train *data.Datas
 	return m
 }
 
+// ShortValidation reports whether the validation records val, scored
+// after skip samples, are too short for the memories a search on train may
+// try (MaxMemory, of base's fields that fixed marks and opt.MaxTaps):
+// whether the longest of them scores fewer samples than that memory. A
+// model simulated from rest over n samples never uses the taps of its FIRs
+// past the n-th, so validation cannot tell apart the lengths beyond what
+// it scores, nor the lifts' windows: the search still runs, but its choice
+// of memory is then not the data's. scored is the most samples any record
+// scores, memory MaxMemory's.
+func ShortValidation(base model.Structure, fixed Fixed, opt Options, train, val *data.Dataset, skip int) (scored, memory int, short bool) {
+	if val == nil || train == nil || len(train.Batches) == 0 {
+		return 0, 0, false
+	}
+	for _, b := range val.Batches {
+		scored = max(scored, b.Len()-skip)
+	}
+	memory = MaxMemory(base, fixed, opt, train)
+	return scored, memory, scored < memory
+}
+
 // linearGrid is the grid of linear FIR lengths the search tries on train
 // (trainer.LinearTapGrid up to opt.MaxTaps), from short to long.
 func linearGrid(train *data.Dataset, opt Options) []int {

@@ -86,3 +86,33 @@ func TestEstimateMemory(t *testing.T) {
 		t.Errorf("fixed FIR: %v, the FIR alone %v", fir, single)
 	}
 }
+
+// TestShortValidation: validation is too short when its longest record
+// scores fewer samples than the longest memory the search may try (300
+// training samples: a FIR of 150 taps at most), after the skip; a fixed
+// shorter memory needs less, and without validation data nothing is short.
+func TestShortValidation(t *testing.T) {
+	records := datatest.Zeros
+	base := trainer.DefaultConfig().Structure
+	for _, tc := range []struct {
+		name        string
+		st          model.Structure
+		fixed       Fixed
+		val         *data.Dataset
+		skip        int
+		scored, mem int
+		short       bool
+	}{
+		{"long enough", base, Fixed{}, records(150), 0, 150, 150, false},
+		{"one record long enough", base, Fixed{}, records(20, 200, 40), 0, 200, 150, false},
+		{"too short", base, Fixed{}, records(149, 30), 0, 149, 150, true},
+		{"too short after the skip", base, Fixed{}, records(200), 60, 140, 150, true},
+		{"fixed shorter taps", model.Structure{LinearTaps: 40}, Fixed{LinearTaps: true}, records(60), 0, 60, 40, false},
+		{"no validation", base, Fixed{}, nil, 0, 0, 0, false},
+	} {
+		scored, mem, short := ShortValidation(tc.st, tc.fixed, Options{}, records(300), tc.val, tc.skip)
+		if scored != tc.scored || mem != tc.mem || short != tc.short {
+			t.Errorf("%s: scored %d, memory %d, short %v; want %d, %d, %v", tc.name, scored, mem, short, tc.scored, tc.mem, tc.short)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/plot"
+	"github.com/passivenfir/gputrain/search"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 func runCompare(e *env, args []string) error {
@@ -127,6 +129,12 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 			if n := sharedInputNote(o.name, train, o.d); n != "" {
 				fmt.Fprintln(e.stderr, n)
 			}
+		}
+		// The classes' longest memory is the structure search's (class
+		// nfir), from the FIR grid's longest length on these records.
+		st := trainer.DefaultConfig().Structure
+		if n := shortValNote(valPath, "the classes", valSkip)(search.ShortValidation(st, search.Fixed{}, search.Options{}, train, val, valSkip)); n != "" {
+			fmt.Fprintln(e.stderr, n)
 		}
 	}
 	copt := compare.Options{Only: only, Seed: seed, Workers: workers, ValSkip: valSkip, TestSkip: skip, OutDir: outDir}

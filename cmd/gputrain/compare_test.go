@@ -166,6 +166,18 @@ func TestCompare(t *testing.T) {
 			t.Errorf("compare table lacks %q:\n%s", want, out)
 		}
 	}
+	// validation records as long as the training ones: no note on their
+	// length; records shorter than the FIR grid's longest (50 taps of 100
+	// training samples): a note before the classes train
+	_, _, errOut := cli(t, "compare", "--data", train, "--val", val, "--only", "toy-gain")
+	if strings.Contains(errOut, "fewer than the longest memory") {
+		t.Errorf("validation as long as training: %q", errOut)
+	}
+	short := genData(t, dir, 2, "3", "--samples", "30")
+	_, _, errOut = cli(t, "compare", "--data", train, "--val", short, "--only", "toy-gain")
+	if !strings.Contains(errOut, "its longest record scores 30 samples (after --val-skip 0), fewer than the longest memory the classes may try (50 samples") {
+		t.Errorf("validation records of 30 samples: no note in %q", errOut)
+	}
 	code, _, errOut := cli(t, "compare", "--data", train, "--val", val, "--only", "fir,nope")
 	if code != exitUsage || !strings.Contains(errOut, "valid: fir") {
 		t.Errorf("--only with an unknown class: exit %d, %q", code, errOut)

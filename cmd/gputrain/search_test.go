@@ -111,3 +111,36 @@ func TestBenchZooUsage(t *testing.T) {
 		t.Errorf("report %q, err %v", b, err)
 	}
 }
+
+// TestTrainShortVal: a --val whose records are shorter than the memories
+// the search may try gets a note saying so before the search starts, and
+// validation records as long as the training ones get none.
+func TestTrainShortVal(t *testing.T) {
+	shortLoops(t, 1)
+	dir := t.TempDir()
+	train := genData(t, dir, 4, "1")
+	sched := []string{"--iters", "1", "--epochs", "1", "--budget", "1", "--time-limit", "2s", "--json"}
+	for _, tc := range []struct {
+		name    string
+		samples string
+		short   bool
+	}{
+		{"short", "20", true},
+		{"as long as training", "", false},
+	} {
+		extra := []string{"--batches", "2", "--seed", "2"}
+		if tc.samples != "" {
+			extra = append(extra, "--samples", tc.samples)
+		}
+		val := filepath.Join(dir, "val-"+tc.name+".csv")
+		mustRun(t, append([]string{"gen", "msd", "--out", val}, extra...)...)
+		code, _, stderr := cli(t, append([]string{"train", "--data", train, "--val", val, "--out", filepath.Join(dir, tc.name+".json")}, sched...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		found := strings.Contains(stderr, "its longest record scores 20 samples (after --val-skip 0), fewer than the longest memory the structure search may try")
+		if found != tc.short {
+			t.Errorf("%s validation records: the note is there: %v, want %v; stderr:\n%s", tc.name, found, tc.short, stderr)
+		}
+	}
+}

@@ -435,6 +435,11 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 			prog.note("note: left out of every validation score, their output being zero (Fit undefined): %s of %s", strings.Join(z, ", "), name)
 		}
 	}
+	if searching && valPath != "" {
+		if n := shortValNote(valPath, "the structure search", cfg.ValSkip)(search.ShortValidation(cfg.Structure, fixed, sopt, trainSet, valSet, cfg.ValSkip)); n != "" {
+			prog.note("%s", n)
+		}
+	}
 	estimate := func() trainer.MemoryEstimate { return trainer.EstimateMemory(cfg, trainer.ShapeOf(trainSet, valSet)) }
 	if searching && valSet != nil {
 		estimate = func() trainer.MemoryEstimate { return search.EstimateMemory(cfg, fixed, sopt, trainSet, valSet) }
