@@ -24,7 +24,7 @@ func TestTimeCutNote(t *testing.T) {
 	}
 	sr := &search.Result{Rows: rows, TimeLimit: 9 * time.Minute, TimeCut: true}
 	got := timeCutNote(sr)
-	for _, want := range []string{"--time-limit 9m0s", "1 NFIR candidates unfinished", "2 loops trained shorter than planned", "1 not started"} {
+	for _, want := range []string{"--time-limit 9m0s", "1 NFIR candidate unfinished", "2 loops trained shorter than planned", "1 not started"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("note %q lacks %q", got, want)
 		}

@@ -203,5 +203,13 @@ func timeCutNote(sr *search.Result) string {
 			left++
 		}
 	}
-	return fmt.Sprintf("the time limit (--time-limit %v) cut the search short: %d NFIR candidates unfinished, %d loops trained shorter than planned, %d not started; a longer --time-limit (0: none) may find a better model", sr.TimeLimit, unfinished, cut, left)
+	return fmt.Sprintf("the time limit (--time-limit %v) cut the search short: %s unfinished, %s trained shorter than planned, %d not started; a longer --time-limit (0: none) may find a better model", sr.TimeLimit, count(unfinished, "NFIR candidate"), count(cut, "loop"), left)
+}
+
+// count is "1 loop", "3 loops".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
