@@ -133,8 +133,8 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 		// The classes' longest memory is the structure search's (class
 		// nfir), from the FIR grid's longest length on these records.
 		st := trainer.DefaultConfig().Structure
-		if n := shortValNote(valPath, "the classes", valSkip)(search.ShortValidation(st, search.Fixed{}, search.Options{}, train, val, valSkip)); n != "" {
-			fmt.Fprintln(e.stderr, n)
+		if scored, memory, short := search.ShortValidation(st, search.Fixed{}, search.Options{}, train, val, valSkip); short {
+			fmt.Fprintln(e.stderr, shortValNote(valPath, "the classes", valSkip, scored, memory))
 		}
 	}
 	copt := compare.Options{Only: only, Seed: seed, Workers: workers, ValSkip: valSkip, TestSkip: skip, OutDir: outDir}

@@ -436,8 +436,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 		}
 	}
 	if searching && valPath != "" {
-		if n := shortValNote(valPath, "the structure search", cfg.ValSkip)(search.ShortValidation(cfg.Structure, fixed, sopt, trainSet, valSet, cfg.ValSkip)); n != "" {
-			prog.note("%s", n)
+		if scored, memory, short := search.ShortValidation(cfg.Structure, fixed, sopt, trainSet, valSet, cfg.ValSkip); short {
+			prog.note("%s", shortValNote(valPath, "the structure search", cfg.ValSkip, scored, memory))
 		}
 	}
 	estimate := func() trainer.MemoryEstimate { return trainer.EstimateMemory(cfg, trainer.ShapeOf(trainSet, valSet)) }

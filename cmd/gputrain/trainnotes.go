@@ -191,15 +191,10 @@ func unitsOf(cfg trainer.Config) string {
 	return " of the data (--scale none)"
 }
 
-// shortValNote returns the note for a --val at path, scored after skip
-// samples, that is too short for the memories who (the structure search,
-// compare's classes) may try, given what search.ShortValidation reports;
-// "" where it is long enough.
-func shortValNote(path, who string, skip int) func(scored, memory int, short bool) string {
-	return func(scored, memory int, short bool) string {
-		if !short {
-			return ""
-		}
-		return fmt.Sprintf("note: --val %s: its longest record scores %d samples (after --val-skip %d), fewer than the longest memory %s may try (%d samples, from the length of the --data records): a model simulated from rest never uses its filters' taps past the samples it is scored on, so validation cannot tell those memories apart and the choice of memory is not the data's; give validation records at least as long as the training records", path, scored, skip, who, memory)
-	}
+// shortValNote is the note for a --val at path, scored after skip
+// samples, whose longest record scores only scored samples, fewer than the
+// memory who (the structure search, compare's classes) may try
+// (search.ShortValidation).
+func shortValNote(path, who string, skip, scored, memory int) string {
+	return fmt.Sprintf("note: --val %s: its longest record scores %d samples (after --val-skip %d), fewer than the longest memory %s may try (%d samples, from the length of the --data records): a model simulated from rest never uses its filters' taps past the samples it is scored on, so validation cannot tell those memories apart and the choice of memory is not the data's; give validation records at least as long as the training records", path, scored, skip, who, memory)
 }
