@@ -251,10 +251,10 @@ func TestHoldOutPhase(t *testing.T) {
 	}
 }
 
-// TestHoldOutTailsRepeat: a record whose input is periodic is split by
-// phase, the others of the same data by their tails; a period too short for
-// a training piece, and an antiperiodic record, are split by their tails
-// and named by WorstRepeat, and TailsRepeat holds when every batch is such.
+// TestHoldOutTailsRepeat: a record whose input is periodic or antiperiodic
+// is split by phase, the others of the same data by their tails; a repeat
+// too short for a training piece is split by its tail and named by
+// WorstRepeat, and TailsRepeat holds when every batch is such.
 func TestHoldOutTailsRepeat(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	other := Batch{U: noise(rng, 800), Y: noise(rng, 800)}
@@ -269,8 +269,9 @@ func TestHoldOutTailsRepeat(t *testing.T) {
 		{"periodic", repeating(rng, 1000, 500, 1), 0, 3, 3, true, false, 0},
 		{"periodic, long lead-in", repeating(rng, 1000, 500, 1), 200, 3, 3, true, false, 0},
 		{"periodic, lead-in too long", repeating(rng, 1000, 500, 1), 201, 2, 2, false, true, 1}, // 2·201 > 500 − 100
-		{"antiperiodic", repeating(rng, 1000, 500, -1), 0, 2, 2, false, true, -1},
-		{"antiperiodic, two periods", repeating(rng, 2000, 500, -1), 0, 3, 3, true, false, 0}, // by its period, 1000
+		{"antiperiodic", repeating(rng, 1000, 500, -1), 0, 3, 3, true, false, 0},
+		{"antiperiodic, lead-in too long", repeating(rng, 1000, 500, -1), 201, 2, 2, false, true, -1},
+		{"antiperiodic, two periods", repeating(rng, 2000, 500, -1), 0, 5, 5, true, false, 0}, // by its antiperiod, 500
 	} {
 		d := &Dataset{Name: "d", Batches: []Batch{tc.b, other}}
 		if _, ok := TailRepeat(d.Batches[0], 0.2, tc.lead); ok != tc.phase {

@@ -38,7 +38,8 @@ func TestRepeatZoo(t *testing.T) {
 }
 
 // TestRepeatRobot: the robot arm's estimation record e is antiperiodic at
-// 992 samples and has no period within itself, so train keeps its tail.
+// 992 samples and has no period within itself, so train splits it by that
+// antiperiod (data.TailRepeat).
 func TestRepeatRobot(t *testing.T) {
 	dir := data.RobotDir()
 	if dir == "" {
@@ -55,5 +56,10 @@ func TestRepeatRobot(t *testing.T) {
 	}
 	if p, ok := data.FindPeriod(u, len(u)/5); ok {
 		t.Errorf("e: a period %+v", p)
+	}
+	// The lead-in train uses is the longest memory the pieces allow, half
+	// the shortest: 397 of 794 samples.
+	if r, ok := data.TailRepeat(train.Batches[0], data.TailFraction, 397); !ok || r.Lag != 992 {
+		t.Errorf("e: TailRepeat %+v %v, want a split by the antiperiod 992", r, ok)
 	}
 }

@@ -43,9 +43,10 @@ func writeRepeats(t *testing.T, path string, batches, inputs, length, reps int, 
 	}
 }
 
-// TestRepeatedInputValidation: a record whose input is periodic is
-// validated on the same phase of every period, an antiperiodic one on its
-// tail with a warning, and batches that repeat one
+// TestRepeatedInputValidation: a record whose input is periodic or
+// antiperiodic is validated on the same phase of every repeat, one whose
+// repeat is too short for that on its tail with a warning, and batches
+// that repeat one
 // another's input are held out together, or by their tails when too few
 // are distinct; each says so.
 func TestRepeatedInputValidation(t *testing.T) {
@@ -56,8 +57,9 @@ func TestRepeatedInputValidation(t *testing.T) {
 		sign                          float64
 		note                          string
 	}{
-		{"antiperiodic record", 1, 1, 600, 2, -1, "repeats itself every 600 samples with its sign flipped"},
-		{"antiperiodic record of two periods", 1, 1, 300, 4, -1, "is periodic, every 600 samples"},
+		{"antiperiodic record", 1, 1, 600, 2, -1, "repeats itself every 600 samples with its sign flipped (correlation -1.000): validating on the last 120 samples of every repeat"},
+		{"antiperiodic record of two periods", 1, 1, 300, 4, -1, "repeats itself every 300 samples with its sign flipped (correlation -1.000): validating on the last 60 samples of every repeat"},
+		{"short antiperiod", 1, 1, 60, 20, -1, "repeats itself every 60 samples with its sign flipped (correlation -1.000), too short a repeat to hold out a part of each"},
 		{"periodic record", 1, 1, 400, 3, 1, "validating on the last 80 samples of every period"},
 		{"short period", 1, 1, 60, 20, 1, "too short a period to hold out a part of each"},
 		{"repeated batches", 10, 5, 400, 1, 1, "whole groups of batches that repeat one another's input: 5 distinct inputs"},

@@ -359,7 +359,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	sopt := search.Options{Budget: *budget, Workers: cfg.Workers, AutoDecay: h.decay.auto(), AutoSkip: !isSet(fs, "skip"), TimeLimit: *timeLimit}
 	all := trainSet // before any hold-out: what a refit trains on
 	// whether the held-out part holds input the training part lacks: not
-	// where every tail repeats its record's training input (antiperiodic)
+	// where every tail repeats its record's training input (a period or
+	// an antiperiod too short to split by phase)
 	heldNew := true
 	if valPath == "" {
 		n := trainSet.Len()

@@ -15,7 +15,7 @@ import (
 )
 
 // refitAbout is the help of train --refit.
-var refitAbout = fmt.Sprintf("when the structure search chooses on a part held out of --data (no --val), continue training the chosen model on all of --data afterwards, from where it is, for %.0f%% of its family's schedule, within %.1f%% of --time-limit (which the search then leaves to it), and keep the result only where its closed-loop fit on all of --data does not fall (no refit where the held-out tails repeat the training inputs, as an antiperiodic record's do: they hold nothing new to learn); the validation fit reported stays the chosen model's, from before the refit (false: keep the chosen model as validated)", 100*refit.DefaultShare, 100*refit.TimeShare)
+var refitAbout = fmt.Sprintf("when the structure search chooses on a part held out of --data (no --val), continue training the chosen model on all of --data afterwards, from where it is, for %.0f%% of its family's schedule, within %.1f%% of --time-limit (which the search then leaves to it), and keep the result only where its closed-loop fit on all of --data does not fall (no refit where the held-out tails repeat the training inputs, as those of a record whose input repeats too often to split it by phase do: they hold nothing new to learn); the validation fit reported stays the chosen model's, from before the refit (false: keep the chosen model as validated)", 100*refit.DefaultShare, 100*refit.TimeShare)
 
 // planRefit sets the search up for a refit on all: the search's time limit
 // gives up refit.TimeShare of itself to it, and the plan is told.

@@ -23,8 +23,8 @@ func TestTrainRefit(t *testing.T) {
 	train := genData(t, dir, 10, "1")
 	val := genData(t, dir, 3, "2")
 	sched := []string{"--iters", "1", "--epochs", "2", "--budget", "1", "--time-limit", "0", "--json"}
-	odd := filepath.Join(dir, "odd.csv") // one record, antiperiodic: its tail repeats training input
-	writeRepeats(t, odd, 1, 1, 600, 2, -1)
+	odd := filepath.Join(dir, "odd.csv") // one record, antiperiodic every 60 samples, too few to split by: its tail repeats training input
+	writeRepeats(t, odd, 1, 1, 60, 20, -1)
 	nfir := []string{"--search", "on", "--taps", "10"} // a structure flag leaves the RENs and loops out
 	for _, tc := range []struct {
 		name  string
