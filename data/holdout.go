@@ -114,9 +114,9 @@ const MinPhasePiece = 64
 // record that then follows the choice, the test Fit on other realizations
 // of the excitation rose by 2.6 points on average (twomass +19.4 and +6.3,
 // where the tail chose loops that fit the record closely; −3.1 at most),
-// and on the robot arm v1, an experiment of e's kind, rose from 85.4 to
-// 89.9 (v3 58.2 → 71.4, v2 37.5 → −28.0: v2 lacks e's slow input, which no
-// split of e shows). Session 35, without the refit, had measured the split
+// and on the robot arm, beside the tail's run, v1, an experiment of e's
+// kind, rose from 86.5 to 89.9 (v3 56.0 → 71.4, v2 46.5 → −28.0: v2 lacks
+// e's slow input, which no split of e shows). Session 35, without the refit, had measured the split
 // by the antiperiod within half a point of the tail on two odd multisines.
 func TailRepeat(b Batch, frac float64, lead int) (Repeat, bool) {
 	n := b.Len()

@@ -23,22 +23,22 @@ func repeatNotes(d *data.Dataset, frac float64, lead int) []string {
 			continue
 		}
 		w := data.PhaseWidth(r.Lag, frac)
+		repeats, each, holds := fmt.Sprintf("is periodic, every %d samples", r.Lag), "period", "holds"
 		if r.Corr < 0 {
-			notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples with its sign flipped (correlation %.3f): validating on the last %d samples of every repeat, not on the record's last %.0f%%, so that validation sees no input the training part holds with either sign (a tail would repeat training inputs sign-flipped, and its Fit would flatter models that fit the training data closely)", b.Name(i), r.Lag, r.Corr, w, 100*frac))
-			continue
+			repeats, each, holds = fmt.Sprintf("repeats itself every %d samples with its sign flipped", r.Lag), "repeat", "holds with either sign"
 		}
-		notes = append(notes, fmt.Sprintf("note: the input of %s is periodic, every %d samples (correlation %.3f): validating on the last %d samples of every period, not on the record's last %.0f%%, so that validation sees no input the training part holds (a tail would repeat training inputs, and its Fit would flatter models that fit the training data closely)", b.Name(i), r.Lag, r.Corr, w, 100*frac))
+		notes = append(notes, fmt.Sprintf("note: the input of %s %s (correlation %.3f): validating on the last %d samples of every %s, not on the record's last %.0f%%, so that validation sees no input the training part %s (a tail would repeat training inputs, and its Fit would flatter models that fit the training data closely)", b.Name(i), repeats, r.Corr, w, each, 100*frac, holds))
 	}
 	if phased > most {
 		notes = append(notes, fmt.Sprintf("note: %d more records have repeating inputs and are split by phase alike", phased-most))
 	}
 	if i, r, ok := data.WorstRepeat(d, frac, lead); ok {
 		name := d.Batches[i].Name(i)
+		flipped, kind, tail := "", "period", "repeats training inputs"
 		if r.Corr < 0 {
-			notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples with its sign flipped (correlation %.3f), too short a repeat to hold out a part of each and train on the rest (at least %d samples, and twice the %d-sample lead-in): the held-out tail holds training inputs with the sign flipped, so its validation Fit flatters models that fit the training data closely; give --val FILE from an experiment with other inputs", name, r.Lag, r.Corr, data.MinPhasePiece, lead))
-		} else {
-			notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples (correlation %.3f), too short a period to hold out a part of each and train on the rest (at least %d samples, and twice the %d-sample lead-in): the held-out tail repeats training inputs, so its validation Fit flatters models that fit the training data closely; give --val FILE from an experiment with other inputs", name, r.Lag, r.Corr, data.MinPhasePiece, lead))
+			flipped, kind, tail = " with its sign flipped", "repeat", "holds training inputs with the sign flipped"
 		}
+		notes = append(notes, fmt.Sprintf("note: the input of %s repeats itself every %d samples%s (correlation %.3f), too short a %s to hold out a part of each and train on the rest (at least %d samples, and twice the %d-sample lead-in): the held-out tail %s, so its validation Fit flatters models that fit the training data closely; give --val FILE from an experiment with other inputs", name, r.Lag, flipped, r.Corr, kind, data.MinPhasePiece, lead, tail))
 	}
 	return notes
 }
