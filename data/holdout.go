@@ -109,15 +109,16 @@ const MinPhasePiece = 64
 // training inputs with the sign flipped, and a nonlinear model that fits
 // the record closely fits them too, so that validation rewards it. Split
 // by the antiperiod, no training sample has a validation sample's input
-// with either sign. Measured (docs/ZOO.md, session 38) on eight single
+// with either sign. Measured (docs/ZOO.md, session 38) on ten single
 // antiperiodic records of four zoo plants, with the refit on the whole
 // record that then follows the choice, the test Fit on other realizations
-// of the excitation rose by 2.6 points on average (twomass +19.4 and +6.3,
-// where the tail chose loops that fit the record closely; −3.1 at most),
-// and on the robot arm, beside the tail's run, v1, an experiment of e's
-// kind, rose from 86.5 to 89.9 (v3 56.0 → 71.4, v2 46.5 → −28.0: v2 lacks
-// e's slow input, which no split of e shows). Session 35, without the refit, had measured the split
-// by the antiperiod within half a point of the tail on two odd multisines.
+// of the excitation rose by 5.3 points on average (twomass +19.4, +6.3 and
+// +31.4, where the tail chose models that fit the record closely; −3.1 at
+// most), and on the robot arm, beside the tail's run, v1, an experiment of
+// e's kind, rose from 86.5 to 89.9 (v3 56.0 → 71.4, v2 46.5 → −28.0: v2
+// lacks e's slow input, which no split of e shows). Session 35, without
+// the refit, had measured the split by the antiperiod within half a point
+// of the tail on two odd multisines.
 func TailRepeat(b Batch, frac float64, lead int) (Repeat, bool) {
 	n := b.Len()
 	tail := n - int(float64(n)*(1-frac))
