@@ -100,13 +100,17 @@ type Options struct {
 
 // Event is one line of search progress.
 type Event struct {
-	Stage     string // "plan", "fir", "rung", "candidate", "done"
+	Stage     string // "plan", "fir", "memory", "rung", "candidate", "done"
 	Rung      int    // 0-based
 	Rungs     int
 	Candidate string
 	ValFit    float64
 	Elapsed   time.Duration
 	Note      string
+	// LinearTaps is the FIR's length in a "memory" event: the passive
+	// FIR validated best at the longest length the search tries
+	// (Result.MemoryCut), said as soon as the lengths are tried.
+	LinearTaps int
 }
 
 func (e Event) String() string {
@@ -182,8 +186,12 @@ type Result struct {
 	// LinearFit its validation Fit: the baseline the choice never falls below.
 	LinearTaps int
 	LinearFit  float64
-	Rows       []Row
-	Rungs      int
+	// MemoryCut is whether the FIR validated best at the longest length
+	// the grid tries, trainer.MaxLinearTaps, above every shorter one: the
+	// plant's memory may be longer than any FIR of the search holds.
+	MemoryCut bool
+	Rows      []Row
+	Rungs     int
 	// Loop is the best single trained loop (nil without Options.Loop);
 	// LoopModel the loop model the family offers, that loop or the mean of
 	// every shape trained when that scores better on validation
@@ -722,7 +730,21 @@ func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, tr
 		cfg.Decay = s.base.Decay
 	}
 	res.LinearTaps, res.LinearFit, res.linear = cfg.Structure.LinearTaps, best.BestValFit, best.Model
+	if res.MemoryCut = memoryCut(grid, res.LinearTaps); res.MemoryCut {
+		// Said before the candidates train, so that a user can stop and
+		// resample the data instead of waiting for the whole search.
+		s.emit(Event{Stage: "memory", Candidate: Name(cfg.Structure), ValFit: res.LinearFit, LinearTaps: res.LinearTaps, Note: "best at the longest length the search tries: the plant's memory may be longer"})
+	}
 	return best, cfg, err
+}
+
+// memoryCut is whether best, the FIR length chosen from grid, is the
+// longest of a grid of several lengths cut at trainer.MaxLinearTaps:
+// SelectLinearTaps only keeps a longer length that validates above every
+// shorter one, so the Fit was still rising where the grid ends.
+func memoryCut(grid []int, best int) bool {
+	n := len(grid)
+	return n > 1 && grid[n-1] == trainer.MaxLinearTaps && best == grid[n-1]
 }
 
 // configFor is base with structure st and its decay bound (auto: for st).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/passivenfir/gputrain/data"
@@ -75,20 +74,7 @@ gputrain gen msd --batches 100 --seed 3 --snr 10 --out test-noisy.csv`,
 	if snr.set && !(snr.v >= -100 && snr.v <= 300) {
 		return usagef("--snr %v: want a number of dB between -100 and 300", snr.v)
 	}
-	if out == "" {
-		return usagef("--out FILE is required (.csv, .npz or .mat)")
-	}
-	write := data.WriteCSV
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".csv":
-	case ".npz":
-		write = data.WriteNPZ
-	case ".mat":
-		write = data.WriteMAT
-	default:
-		return usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
-	}
-	dest, err := newOutFile("out", out, *force, nil)
+	write, dest, err := genWriter(out, *force)
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,12 @@ Input: %s; output: %s over each sampling interval.
 // genWriter checks --out (required, a known extension, writable) and
 // returns the writer for its format.
 func genWriter(out string, force bool) (func(string, *data.Dataset) error, *outFile, error) {
+	return dataWriter(out, force, nil)
+}
+
+// dataWriter checks --out (dataWriter's inputs are the command's input
+// files, which it may not name) and returns the writer for its format.
+func dataWriter(out string, force bool, inputs map[string]string) (func(string, *data.Dataset) error, *outFile, error) {
 	if out == "" {
 		return nil, nil, usagef("--out FILE is required (.csv, .npz or .mat)")
 	}
@@ -172,7 +178,7 @@ func genWriter(out string, force bool) (func(string, *data.Dataset) error, *outF
 	default:
 		return nil, nil, usagef("--out %s: unknown extension %q; use .csv, .npz or .mat", out, filepath.Ext(out))
 	}
-	dest, err := newOutFile("out", out, force, nil)
+	dest, err := newOutFile("out", out, force, inputs)
 	if err != nil {
 		return nil, nil, err
 	}

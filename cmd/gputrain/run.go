@@ -74,6 +74,7 @@ func commands() []command {
 		{"train", "train an NFIR model on a data file: train --data FILE --out model.json", runTrain},
 		{"eval", "closed- and open-loop Fit of a model on a data file", runEval},
 		{"simulate", "write a model's closed-loop output for the inputs of a data file", runSimulate},
+		{"resample", "lower the sampling rate of a data file by an integer factor, anti-aliased: resample --data FILE --out FILE", runResample},
 		{"certify", "the exact passivity certificate of a model file", runCertify},
 		{"export", "a model as C, an FMI 2.0 FMU or state-space matrices: export --model model.json --format c|fmu|python-ss --out DIR", runExport},
 		{"experiment", "reproduce the paper's evaluation: experiment msd|msd-noisy|robot (writes docs/results)", runExperiment},

@@ -17,6 +17,7 @@ import (
 	"github.com/passivenfir/gputrain/classes/meanclass"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/resample"
 	"github.com/passivenfir/gputrain/search"
 	"github.com/passivenfir/gputrain/trainer"
 )
@@ -45,7 +46,12 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	sj := job.search
 	opt := sj.opt
 	if p := job.prog; p != nil {
-		opt.Progress = func(ev search.Event) { p.note("%s", ev) }
+		opt.Progress = func(ev search.Event) {
+			p.note("%s", ev)
+			if ev.Stage == "memory" {
+				p.note("note: %s", memoryNote(ev.LinearTaps, job.train))
+			}
+		}
 	}
 	opt.Progress = job.log.wrapSearch(opt.Progress)
 	sr, err := search.Select(ctx, cfg, sj.fixed, opt, job.train, job.val)
@@ -204,6 +210,27 @@ func timeCutNote(sr *search.Result) string {
 		}
 	}
 	return fmt.Sprintf("the time limit (--time-limit %v) cut the search short: %s unfinished, %s trained shorter than planned, %d not started; a longer --time-limit (0: none) may find a better model", sr.TimeLimit, count(unfinished, "NFIR candidate"), count(cut, "loop"), left)
+}
+
+// memoryNote says, for the search's "memory" event (the passive FIR still
+// gaining at taps, the longest length the search tries), that the data may
+// be sampled faster than the plant needs, and what resampling them would
+// keep (resample.Suggest on the training data).
+func memoryNote(taps int, train *data.Dataset) string {
+	span := fmt.Sprintf("%d samples", taps)
+	if train.Ts > 0 {
+		span += fmt.Sprintf(", %.3g s", float64(taps)*train.Ts)
+	}
+	note := fmt.Sprintf("the passive FIR validated best at %d taps, the longest the search tries (%s), above every shorter one: the plant's response outlasts it, which no FIR of the search holds and the recurrent models learn slowly at this rate, so the data may be sampled faster than the plant needs", taps, span)
+	factor, band := resample.Suggest(train)
+	if factor < 2 {
+		return note + fmt.Sprintf("; but 99.9 %% of the power of u and y spreads up to %.3g of the sampling frequency, so resampling would cut into it", band)
+	}
+	ts := "--ts multiplied by it"
+	if train.Ts > 0 {
+		ts = fmt.Sprintf("--ts %g", train.Ts*float64(factor))
+	}
+	return note + fmt.Sprintf("; 99.9 %% of the power of u and y lies below %.3g of the sampling frequency, so 'gputrain resample --factor %d' on the training, validation and test files, then train with %s, may give a better model (Ctrl-C keeps the best model so far)", band, factor, ts)
 }
 
 // count is "1 loop", "3 loops".
