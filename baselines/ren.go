@@ -61,6 +61,21 @@ type RENConfig struct {
 	// Gate, when not nil, is shared by trainings that run side by side:
 	// each Adam step and each validation pass runs through it (Gate.Do).
 	Gate Gate
+	// Memory, when above RefMemory, is the plant's memory in samples (the
+	// length of its passive FIR chosen on validation) for a plant sampled
+	// finer than the REN's defaults were measured on. The REN then starts
+	// from slow linear modes instead of a random state map (slowStart:
+	// time constants from 2 samples to Memory/2, the neurons idle), and
+	// its learning rate is scaled by RefMemory/Memory (with Start too: the
+	// plant's time scale, not the start, sets the step). A random start has
+	// poles spread over the unit disk, forgetting in a few samples; at a
+	// fine sampling time the plant's poles lie within 1/Memory of 1, and
+	// a REN started far from them stayed near its initial output: on a
+	// two-mass plant logged at 3 ms (memory 512 samples) 20 % validation
+	// Fit from either learning rate, against 81 % from the slow start at
+	// the scaled rate (docs/BENCHMARKS.md, session 39). At or below
+	// RefMemory nothing changes.
+	Memory int
 	// Start, when not nil, is the starting point instead of a random
 	// initialization: its parameters and its input and output scales
 	// (kept, not recomputed from the data) and its structure, which must
@@ -74,6 +89,11 @@ type RENConfig struct {
 func DefaultRENConfig() RENConfig {
 	return RENConfig{States: 5, Neurons: 15, Nu: 0, Eps: 1e-6, Epochs: 300, Batch: 16, LR: 3e-3, Clip: 10, Seed: 1, Patience: 30}
 }
+
+// RefMemory is the longest memory, in samples, of the plants the REN's
+// defaults were measured on (the plant zoo's passive FIRs reach 256 taps);
+// RENConfig.Memory beyond it starts the REN from slow modes.
+const RefMemory = 256
 
 // SimulationRENConfig returns the REN that train's structure search and
 // class ren train: DefaultRENConfig's size, one trajectory an Adam step
@@ -130,6 +150,8 @@ func (c RENConfig) withDefaults() (RENConfig, error) {
 		return c, fmt.Errorf("baselines: REN: window %d, burn-in %d and max samples %d must be ≥ 0: %w", c.Window, c.BurnIn, c.MaxSamples, ErrConfig)
 	case c.Skip < 0, c.ValSkip < 0:
 		return c, fmt.Errorf("baselines: REN: skip %d and val-skip %d must be ≥ 0: %w", c.Skip, c.ValSkip, ErrConfig)
+	case c.Memory < 0:
+		return c, fmt.Errorf("baselines: REN: memory %d must be ≥ 0: %w", c.Memory, ErrConfig)
 	case !(c.Nu >= 0) || math.IsInf(c.Nu, 0), !(c.Eps > 0) || math.IsInf(c.Eps, 0), !(c.Clip >= 0):
 		return c, fmt.Errorf("baselines: REN: ν %v must be ≥ 0, ε %v > 0, clip %v ≥ 0: %w", c.Nu, c.Eps, c.Clip, ErrConfig)
 	case c.Biased && c.Gated:
@@ -827,6 +849,15 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
 	m.init(rng) // also with Start: the random stream then stays the same
+	lr := cfg.LR
+	if cfg.Memory > RefMemory {
+		lr *= RefMemory / float64(cfg.Memory)
+		if cfg.Start == nil {
+			if err := m.slowStart(rng, cfg.Memory); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if st := cfg.Start; st != nil {
 		if st.States != m.States || st.Neurons != m.Neurons || st.Nu != m.Nu || st.Biased != m.Biased || st.Gated != m.Gated || len(st.Theta) != len(m.Theta) {
 			return nil, fmt.Errorf("baselines: REN: the starting model (%d states, %d neurons, ν %v, biased %v, gated %v, %d parameters) is not the configuration's (%d, %d, %v, %v, %v): %w",
@@ -893,7 +924,7 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 			epochLoss += l
 			steps++
 			optim.ClipNorm(grad, cfg.Clip)
-			opt.Step(m.Theta, grad, cfg.LR, 0)
+			opt.Step(m.Theta, grad, lr, 0)
 		}
 		if ctxErr != nil {
 			break // a partial epoch is never scored or kept

@@ -151,6 +151,11 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	errs := trials.Local{Parallel: RENSeeds}.Run(rctx, RENSeeds, func(ctx context.Context, k int) error {
 		cfg := *s.opt.REN
 		cfg.Seed, cfg.Workers, cfg.ValSkip, cfg.Gate = s.base.Seed+uint64(k), per, s.base.ValSkip, gate
+		if cfg.Memory == 0 {
+			// The plant's memory as the passive FIR found it: beyond
+			// baselines.RefMemory the REN starts from slow modes.
+			cfg.Memory = res.LinearTaps
+		}
 		kind := renKinds[k]
 		cfg.Biased = kind.Biased
 		if kind.States > 0 {

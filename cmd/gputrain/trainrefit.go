@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/refit"
 	"github.com/passivenfir/gputrain/search"
@@ -47,15 +48,22 @@ func (job *trainJob) refitChosen(ctx context.Context, sr *search.Result) {
 		// the refit takes the chosen model's place
 		var before, after func(u []float64) []float64
 		var replace func()
+		var ren baselines.RENConfig // the search's RENs' configuration, their memory included
+		if sj.opt.REN != nil {
+			ren = *sj.opt.REN
+			if ren.Memory == 0 {
+				ren.Memory = sr.LinearTaps
+			}
+		}
 		switch {
 		case sr.MeanChosen:
-			m, err := refit.RENs(ctx, sr.Mean, *sj.opt.REN, all, o)
+			m, err := refit.RENs(ctx, sr.Mean, ren, all, o)
 			if err != nil {
 				return err
 			}
 			before, after, replace = sr.Mean.Simulate, m.Simulate, func() { sr.Mean = m }
 		case sr.RENChosen:
-			m, err := refit.REN(ctx, sr.REN, *sj.opt.REN, all, o)
+			m, err := refit.REN(ctx, sr.REN, ren, all, o)
 			if err != nil {
 				return err
 			}
