@@ -116,9 +116,12 @@ gputrain resample --data test.csv --factor 10 --out test10.csv`,
 		fmt.Fprintln(e.stdout)
 	}
 	fmt.Fprintf(e.stdout, "wrote %d batches, %d samples (from %d) to %s", r.Len(), r.Samples(), d.Samples(), dest.where())
-	if d.Ts > 0 {
+	switch {
+	case n == 1:
+		fmt.Fprint(e.stdout, "; its sampling time is unchanged")
+	case d.Ts > 0:
 		fmt.Fprintf(e.stdout, "; its sampling time is %g s: train with --ts %g", r.Ts, r.Ts)
-	} else {
+	default:
 		fmt.Fprintf(e.stdout, "; its sampling time is %d times the data's: train with --ts that", n)
 	}
 	if n > 1 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +41,25 @@ func TestResample(t *testing.T) {
 		if !strings.Contains(text, w) {
 			t.Errorf("output %q lacks %q", text, w)
 		}
+	}
+
+	// Data whose band fills the spectrum keep their rate, and say so.
+	fast := filepath.Join(dir, "fast-band.csv")
+	var broad data.Dataset
+	for r := range 2 {
+		u, y := make([]float64, 500), make([]float64, 500)
+		for i := range u {
+			u[i] = math.Sin(2.5*float64(i) + float64(r))
+			y[i] = math.Cos(2.5*float64(i) + float64(r))
+		}
+		broad.Batches = append(broad.Batches, data.Batch{U: u, Y: y})
+	}
+	if err := data.WriteCSV(fast, &broad); err != nil {
+		t.Fatal(err)
+	}
+	text = mustRun(t, "resample", "--data", fast, "--out", filepath.Join(dir, "fast-band-r.csv"))
+	if !strings.Contains(text, "so the data need their rate") || !strings.Contains(text, "sampling time is unchanged") {
+		t.Errorf("a band near Nyquist: %q", text)
 	}
 
 	short := filepath.Join(dir, "short.csv")
