@@ -90,3 +90,18 @@ func SelectLinearTaps(ctx context.Context, cfg Config, train, val *data.Dataset,
 	}
 	return best, nil
 }
+
+// SelectMemory chooses the passive linear FIR whose length measures the
+// plant's memory in samples, as train's structure search does by default:
+// SelectLinearTaps over LinearTapGrid(train) with DefaultConfig on
+// auto-scaled data and the length-adapted decay bound. skip and valSkip are
+// the samples at the start of each training and validation record left out
+// of the loss and of the Fit. The classes that size themselves by the
+// memory without running the search (the loop's factors, the REN's slow
+// start) call it.
+func SelectMemory(ctx context.Context, train, val *data.Dataset, seed uint64, workers, skip, valSkip int) (*Result, error) {
+	cfg := DefaultConfig()
+	cfg.Scale, cfg.Decay = ScaleAuto, 0
+	cfg.Seed, cfg.Workers, cfg.Skip, cfg.ValSkip = seed, workers, skip, valSkip
+	return SelectLinearTaps(ctx, cfg, train, val, LinearTapGrid(train), nil)
+}

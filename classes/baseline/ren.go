@@ -9,12 +9,18 @@ import (
 	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/classes"
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // renClass is the passive REN: baselines.TrainREN.
 type renClass struct {
 	States, Neurons, Epochs int
 	Biased, Gated           bool
+	// Memory is the plant's memory in samples (baselines.RENConfig.Memory):
+	// 0 measures it as the structure search does (the passive FIR chosen on
+	// validation, trainer.SelectMemory), so that class ren alone starts
+	// where the search's RENs start; −1 leaves it unset (the random start).
+	Memory int
 }
 
 func (renClass) Name() string { return "ren" }
@@ -29,6 +35,7 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.BoolVar(&c.Biased, "ren-biased", false, "--model ren: biases in its state update and equilibrium layer, the output less the zero-input response (passive still; can model a rectifying one-port)")
 	fs.BoolVar(&c.Gated, "ren-gated", false, "--model ren: a gate in (0, 1), scheduled by the state and the input, on every neuron (passive still, not contracting; can follow ringing whose frequency moves with its amplitude, as a drive with play); not with --ren-biased")
 	// 0, not the default, so that --class-budget quick sets it as in compare
+	fs.IntVar(&c.Memory, "ren-memory", 0, fmt.Sprintf("--model ren: the plant's memory in samples; beyond %d the REN starts from slow linear modes (time constants up to half of it) and learns at %d/memory of its rate (0: the length of the passive FIR chosen on validation, as the structure search measures it; -1: none, the random start)", baselines.RefMemory, baselines.RefMemory))
 	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
 }
@@ -63,11 +70,29 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, cfg.Epochs, mse, vf))
 		}
 	}
-	m, err := baselines.TrainREN(train, val, cfg)
-	if err != nil {
+	switch {
+	case c.Memory < -1:
+		return nil, fmt.Errorf("%w: --ren-memory %d must be ≥ 0 (or -1: none)", classes.ErrSettings, c.Memory)
+	case c.Memory > 0:
+		cfg.Memory = c.Memory
+	case c.Memory == 0 && val != nil && len(val.Batches) > 0:
+		fir, err := trainer.SelectMemory(ctx, train, val, opt.Seed, opt.Workers, 0, opt.ValSkip)
+		if fir == nil {
+			return nil, fmt.Errorf("ren: the passive FIR that measures the memory: %w", err)
+		}
+		if err != nil { // interrupted: nothing trained yet
+			return nil, err
+		}
+		cfg.Memory = fir.Model.LinearTaps
+		if opt.Progress != nil {
+			opt.Progress(fmt.Sprintf("ren memory %d samples (the passive FIR chosen on validation, val fit %.2f%%)", cfg.Memory, fir.BestValFit))
+		}
+	}
+	m, err := baselines.TrainRENContext(ctx, train, val, cfg)
+	if m == nil {
 		return nil, err
 	}
-	return &renModel{m}, nil
+	return &renModel{m}, err
 }
 
 type renModel struct{ *baselines.PassiveREN }

@@ -78,10 +78,7 @@ func (c class) linear(ctx context.Context, train, val *data.Dataset, opt classes
 	case c.Memory > 0:
 		return c.Memory, nil, nil
 	}
-	fcfg := trainer.DefaultConfig() // train's FIR: scaled data, length-adapted decay
-	fcfg.Scale, fcfg.Decay = trainer.ScaleAuto, 0
-	fcfg.Seed, fcfg.Workers, fcfg.ValSkip, fcfg.Skip = opt.Seed, opt.Workers, opt.ValSkip, max(c.Skip, 0)
-	fir, err := trainer.SelectLinearTaps(ctx, fcfg, train, val, trainer.LinearTapGrid(train), nil)
+	fir, err := trainer.SelectMemory(ctx, train, val, opt.Seed, opt.Workers, max(c.Skip, 0), opt.ValSkip)
 	if fir == nil {
 		return 0, nil, fmt.Errorf("loopclass: the passive FIR that sizes the memory: %w", err)
 	}
