@@ -134,7 +134,10 @@ func TestRENSlowStartLearnsSlowPlant(t *testing.T) {
 		}
 		return s / float64(len(val.Batches))
 	}
-	random, err := TrainREN(train, val, cfg)
+	// the random start gets the epochs Memory 1500 stretches the schedule to
+	rcfg := cfg
+	rcfg.Epochs = int(math.Ceil(float64(cfg.Epochs) * 1500 / RefMemory))
+	random, err := TrainREN(train, val, rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +156,44 @@ func TestRENSlowStartLearnsSlowPlant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(same.Theta, random.Theta) {
+	base, err := TrainREN(train, val, cfg0(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(same.Theta, base.Theta) {
 		t.Error("Memory = RefMemory changed the training")
+	}
+}
+
+// cfg0 is cfg without a memory.
+func cfg0(cfg RENConfig) RENConfig { cfg.Memory = 0; return cfg }
+
+// TestRENMemoryStretch: beyond RefMemory the schedule's bounds, Epochs and
+// MaxSamples, stretch by Memory/RefMemory as the learning rate shrinks.
+func TestRENMemoryStretch(t *testing.T) {
+	train := slowPlant(3, 2) // 3000 samples an epoch
+	for _, tc := range []struct {
+		name                       string
+		memory, epochs, maxSamples int
+		want                       int
+	}{
+		{"epochs, no memory", 0, 3, 0, 3},
+		{"epochs, memory at RefMemory", RefMemory, 3, 0, 3},
+		{"epochs, twice RefMemory", 2 * RefMemory, 3, 0, 6},
+		{"epochs, 1.5 RefMemory", 3 * RefMemory / 2, 3, 0, 5},
+		{"samples, no memory", 0, 100, 4500, 2},
+		{"samples, twice RefMemory", 2 * RefMemory, 100, 4500, 3},
+		{"samples, four times", 4 * RefMemory, 100, 4500, 6},
+	} {
+		cfg := SimulationRENConfig()
+		cfg.Memory, cfg.Epochs, cfg.MaxSamples, cfg.Window, cfg.Workers = tc.memory, tc.epochs, tc.maxSamples, 0, 1
+		got := 0
+		cfg.Progress = func(int, float64, float64) { got++ }
+		if _, err := TrainREN(train, nil, cfg); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %d epochs, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -154,7 +154,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		if cfg.Memory == 0 {
 			// The plant's memory as the passive FIR found it: beyond
 			// baselines.RefMemory the REN starts from slow modes.
-			cfg.Memory = res.LinearTaps
+			cfg.Memory = res.Memory
 		}
 		kind := renKinds[k]
 		cfg.Biased = kind.Biased

@@ -190,8 +190,14 @@ type Result struct {
 	// the grid tries, trainer.MaxLinearTaps, above every shorter one: the
 	// plant's memory may be longer than any FIR of the search holds.
 	MemoryCut bool
-	Rows      []Row
-	Rungs     int
+	// Memory is the plant's memory in samples that the RENs start from
+	// (baselines.RENConfig.Memory): LinearTaps, or, where MemoryCut, the
+	// passive FIR's length on the data at the sampling time
+	// resample.Suggest proposes, times its factor, when that is longer
+	// (trainer.MemoryBeyondCap).
+	Memory int
+	Rows   []Row
+	Rungs  int
 	// Loop is the best single trained loop (nil without Options.Loop);
 	// LoopModel the loop model the family offers, that loop or the mean of
 	// every shape trained when that scores better on validation
@@ -730,21 +736,18 @@ func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, tr
 		cfg.Decay = s.base.Decay
 	}
 	res.LinearTaps, res.LinearFit, res.linear = cfg.Structure.LinearTaps, best.BestValFit, best.Model
-	if res.MemoryCut = memoryCut(grid, res.LinearTaps); res.MemoryCut {
+	res.Memory = res.LinearTaps
+	if res.MemoryCut = trainer.AtCap(grid, res.LinearTaps); res.MemoryCut {
+		note := "best at the longest length the search tries: the plant's memory may be longer"
+		if L, factor := trainer.MemoryBeyondCap(ctx, s.train, s.val, s.base.Seed, s.opt.Workers, s.base.Skip, s.base.ValSkip); L > res.Memory {
+			res.Memory = L
+			note += fmt.Sprintf("; measured at %d times the sampling time, it is about %d samples at this one, which the RENs start from", factor, L)
+		}
 		// Said before the candidates train, so that a user can stop and
 		// resample the data instead of waiting for the whole search.
-		s.emit(Event{Stage: "memory", Candidate: Name(cfg.Structure), ValFit: res.LinearFit, LinearTaps: res.LinearTaps, Note: "best at the longest length the search tries: the plant's memory may be longer"})
+		s.emit(Event{Stage: "memory", Candidate: Name(cfg.Structure), ValFit: res.LinearFit, LinearTaps: res.LinearTaps, Note: note})
 	}
 	return best, cfg, err
-}
-
-// memoryCut is whether best, the FIR length chosen from grid, is the
-// longest of a grid of several lengths cut at trainer.MaxLinearTaps:
-// SelectLinearTaps only keeps a longer length that validates above every
-// shorter one, so the Fit was still rising where the grid ends.
-func memoryCut(grid []int, best int) bool {
-	n := len(grid)
-	return n > 1 && grid[n-1] == trainer.MaxLinearTaps && best == grid[n-1]
 }
 
 // configFor is base with structure st and its decay bound (auto: for st).
@@ -893,7 +896,11 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 		p.LoopSkip = s.loopSkip(res)
 	}
 	if s.opt.REN != nil && s.fixed == (Fixed{}) {
-		p.RENs, p.RENSamples = RENSeeds, s.opt.REN.MaxSamples
+		memory := s.opt.REN.Memory
+		if memory == 0 {
+			memory = res.Memory
+		}
+		p.RENs, p.RENSamples = RENSeeds, int(float64(s.opt.REN.MaxSamples)*baselines.MemoryStretch(memory))
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
+	"github.com/passivenfir/gputrain/resample"
 )
 
 // MaxLinearTaps caps the grid of LinearTapGrid: an exact-mode θ_G solve
@@ -104,4 +105,47 @@ func SelectMemory(ctx context.Context, train, val *data.Dataset, seed uint64, wo
 	cfg.Scale, cfg.Decay = ScaleAuto, 0
 	cfg.Seed, cfg.Workers, cfg.Skip, cfg.ValSkip = seed, workers, skip, valSkip
 	return SelectLinearTaps(ctx, cfg, train, val, LinearTapGrid(train), nil)
+}
+
+// AtCap is whether best, the FIR length chosen from grid, is the longest of
+// a grid of several lengths cut at MaxLinearTaps: SelectLinearTaps only
+// keeps a longer length that validates above every shorter one, so the Fit
+// was still rising where the grid ends and the plant's memory may be
+// longer than any length tried.
+func AtCap(grid []int, best int) bool {
+	n := len(grid)
+	return n > 1 && grid[n-1] == MaxLinearTaps && best == grid[n-1]
+}
+
+// MemoryBeyondCap measures the memory of a plant whose passive FIR
+// validated best at MaxLinearTaps (AtCap): the training and validation
+// data are decimated by the factor resample.Suggest proposes for the
+// training data (their band sampled ten times), where the memory takes
+// that many times fewer samples, and the passive FIR chosen there
+// (SelectMemory, skip and valSkip in samples of the data's own rate) gives
+// the memory at the data's own rate as its length times the factor. It
+// returns memory 0 where the data need their rate, a record is too short
+// to decimate, or the FIR fails. The RENs need the memory: their steps
+// shrink with it (baselines.RENConfig.Memory), and on a two-mass plant
+// logged at 1 ms the capped 1000 samples left one at 59 % validation Fit
+// where 2000 took it past 80 % (docs/BENCHMARKS.md, session 40).
+func MemoryBeyondCap(ctx context.Context, train, val *data.Dataset, seed uint64, workers, skip, valSkip int) (memory, factor int) {
+	factor, _ = resample.Suggest(train)
+	if factor < 2 {
+		return 0, factor
+	}
+	tr, err := resample.Decimate(train, factor)
+	if err != nil {
+		return 0, factor
+	}
+	va, err := resample.Decimate(val, factor)
+	if err != nil {
+		return 0, factor
+	}
+	ceil := func(n int) int { return (n + factor - 1) / factor }
+	fir, err := SelectMemory(ctx, tr, va, seed, workers, ceil(skip), ceil(valSkip))
+	if fir == nil || err != nil {
+		return 0, factor
+	}
+	return fir.Model.LinearTaps * factor, factor
 }

@@ -18,8 +18,9 @@ type renClass struct {
 	Biased, Gated           bool
 	// Memory is the plant's memory in samples (baselines.RENConfig.Memory):
 	// 0 measures it as the structure search does (the passive FIR chosen on
-	// validation, trainer.SelectMemory), so that class ren alone starts
-	// where the search's RENs start; −1 leaves it unset (the random start).
+	// validation, trainer.SelectMemory, and beyond its longest length
+	// trainer.MemoryBeyondCap), so that class ren alone starts where the
+	// search's RENs start; −1 leaves it unset (the random start).
 	Memory int
 }
 
@@ -35,7 +36,7 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.BoolVar(&c.Biased, "ren-biased", false, "--model ren: biases in its state update and equilibrium layer, the output less the zero-input response (passive still; can model a rectifying one-port)")
 	fs.BoolVar(&c.Gated, "ren-gated", false, "--model ren: a gate in (0, 1), scheduled by the state and the input, on every neuron (passive still, not contracting; can follow ringing whose frequency moves with its amplitude, as a drive with play); not with --ren-biased")
 	// 0, not the default, so that --class-budget quick sets it as in compare
-	fs.IntVar(&c.Memory, "ren-memory", 0, fmt.Sprintf("--model ren: the plant's memory in samples; beyond %d the REN starts from slow linear modes (time constants up to half of it) and learns at %d/memory of its rate (0: the length of the passive FIR chosen on validation, as the structure search measures it; -1: none, the random start)", baselines.RefMemory, baselines.RefMemory))
+	fs.IntVar(&c.Memory, "ren-memory", 0, fmt.Sprintf("--model ren: the plant's memory in samples; beyond %d the REN starts from slow linear modes (time constants up to half of it) and learns at %d/memory of its rate for memory/%d times the epochs and samples (0: the length of the passive FIR chosen on validation, or where that is the longest tried, %d taps, the FIR's at a coarser rate, as the structure search measures it; -1: none, the random start)", baselines.RefMemory, baselines.RefMemory, baselines.RefMemory, trainer.MaxLinearTaps))
 	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
 }
@@ -84,8 +85,15 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 			return nil, err
 		}
 		cfg.Memory = fir.Model.LinearTaps
+		how := fmt.Sprintf("the passive FIR chosen on validation, val fit %.2f%%", fir.BestValFit)
+		if trainer.AtCap(trainer.LinearTapGrid(train), cfg.Memory) {
+			if L, factor := trainer.MemoryBeyondCap(ctx, train, val, opt.Seed, opt.Workers, 0, opt.ValSkip); L > cfg.Memory {
+				cfg.Memory = L
+				how = fmt.Sprintf("the passive FIR at %d times the sampling time; here it validated best at the longest length tried, %d taps", factor, fir.Model.LinearTaps)
+			}
+		}
 		if opt.Progress != nil {
-			opt.Progress(fmt.Sprintf("ren memory %d samples (the passive FIR chosen on validation, val fit %.2f%%)", cfg.Memory, fir.BestValFit))
+			opt.Progress(fmt.Sprintf("ren memory %d samples (%s)", cfg.Memory, how))
 		}
 	}
 	m, err := baselines.TrainRENContext(ctx, train, val, cfg)

@@ -97,3 +97,50 @@ func TestRENClassMemory(t *testing.T) {
 		t.Errorf("memory -2: err %v, want classes.ErrSettings", err)
 	}
 }
+
+// narrowBand is slowPlant's plant with a time constant of tau samples,
+// driven by noise through four cascaded low-passes: logged far faster than
+// its band needs, its memory outlasts trainer.MaxLinearTaps.
+func narrowBand(seed uint64, batches int, tau float64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	a := math.Exp(-1 / tau)
+	d := &data.Dataset{Ts: 0.001}
+	for range batches {
+		u, y := make([]float64, 4000), make([]float64, 4000)
+		var f [4]float64
+		x := 0.0
+		for i := range u {
+			f[0] = 0.98*f[0] + 0.02*rng.NormFloat64()
+			for k := 1; k < len(f); k++ {
+				f[k] = 0.98*f[k] + 0.02*f[k-1]
+			}
+			u[i] = f[3]
+			y[i] = 0.05*u[i] + x
+			x = a*x + (1-a)*2*u[i]
+		}
+		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
+	}
+	return d
+}
+
+// TestRENClassMemoryBeyondCap: where the passive FIR validates best at the
+// longest length tried, class ren takes the memory measured at a coarser
+// rate, as the structure search does.
+func TestRENClassMemoryBeyondCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a grid of passive FIRs up to 1000 taps")
+	}
+	train, val := narrowBand(1, 4, 500), narrowBand(2, 2, 500)
+	want, factor := trainer.MemoryBeyondCap(context.Background(), train, val, 3, 1, 0, 0)
+	if want <= trainer.MaxLinearTaps {
+		t.Fatalf("MemoryBeyondCap: %d samples at factor %d: want the slow plant's, above %d", want, factor, trainer.MaxLinearTaps)
+	}
+	var lines []string
+	_, err := renClass{Epochs: 1}.Fit(context.Background(), train, val, classes.FitOptions{Seed: 3, Workers: 1, Progress: func(l string) { lines = append(lines, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prefix := fmt.Sprintf("ren memory %d samples (the passive FIR at %d times", want, factor); len(lines) == 0 || !strings.HasPrefix(lines[0], prefix) {
+		t.Errorf("progress %q: want a first line %q…", lines, prefix)
+	}
+}

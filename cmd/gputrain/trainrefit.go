@@ -52,7 +52,7 @@ func (job *trainJob) refitChosen(ctx context.Context, sr *search.Result) {
 		if sj.opt.REN != nil {
 			ren = *sj.opt.REN
 			if ren.Memory == 0 {
-				ren.Memory = sr.LinearTaps
+				ren.Memory = sr.Memory
 			}
 		}
 		switch {
