@@ -99,6 +99,24 @@ func DefaultRENConfig() RENConfig {
 // RENConfig.Memory beyond it starts the REN from slow modes.
 const RefMemory = 256
 
+// Stretched returns c as TrainREN runs it for its Memory: beyond
+// RefMemory the learning rate divided by MemoryStretch(Memory), and Epochs
+// and MaxSamples multiplied by it (rounded up). A step RefMemory/Memory as
+// long goes as far in Memory/RefMemory as many steps, so the schedule's
+// bounds stretch with it.
+func (c RENConfig) Stretched() RENConfig {
+	s := MemoryStretch(c.Memory)
+	if s == 1 {
+		return c
+	}
+	c.LR /= s
+	c.Epochs = int(math.Ceil(float64(c.Epochs) * s))
+	if c.MaxSamples > 0 {
+		c.MaxSamples = int(math.Min(math.Ceil(float64(c.MaxSamples)*s), math.MaxInt/2))
+	}
+	return c
+}
+
 // MemoryStretch is how many times smaller a REN's learning rate and how
 // many times longer its schedule (Epochs, MaxSamples) are for a plant of
 // the given memory in samples (RENConfig.Memory): Memory/RefMemory beyond
@@ -861,20 +879,11 @@ func TrainRENContext(ctx context.Context, train, val *data.Dataset, cfg RENConfi
 	m.Theta = make([]float64, m.NumParams())
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x5e7))
 	m.init(rng) // also with Start: the random stream then stays the same
+	cfg = cfg.Stretched()
 	lr := cfg.LR
-	if cfg.Memory > RefMemory {
-		// A step RefMemory/Memory as long goes as far in Memory/RefMemory
-		// as many steps: the schedule's bounds stretch with it.
-		stretch := MemoryStretch(cfg.Memory)
-		lr /= stretch
-		cfg.Epochs = int(math.Ceil(float64(cfg.Epochs) * stretch))
-		if cfg.MaxSamples > 0 {
-			cfg.MaxSamples = int(math.Min(math.Ceil(float64(cfg.MaxSamples)*stretch), math.MaxInt/2))
-		}
-		if cfg.Start == nil {
-			if err := m.slowStart(rng, cfg.Memory); err != nil {
-				return nil, err
-			}
+	if cfg.Memory > RefMemory && cfg.Start == nil {
+		if err := m.slowStart(rng, cfg.Memory); err != nil {
+			return nil, err
 		}
 	}
 	if st := cfg.Start; st != nil {

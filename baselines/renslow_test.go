@@ -197,3 +197,24 @@ func TestRENMemoryStretch(t *testing.T) {
 		}
 	}
 }
+
+func TestRENStretched(t *testing.T) {
+	base := RENConfig{LR: 3e-3, Epochs: 100, MaxSamples: 1000}
+	for _, tc := range []struct {
+		memory, maxSamples int
+		want               RENConfig
+	}{
+		{0, 1000, RENConfig{LR: 3e-3, Epochs: 100, MaxSamples: 1000}},
+		{RefMemory, 1000, RENConfig{LR: 3e-3, Epochs: 100, MaxSamples: 1000, Memory: RefMemory}},
+		{2 * RefMemory, 1000, RENConfig{LR: 1.5e-3, Epochs: 200, MaxSamples: 2000, Memory: 2 * RefMemory}},
+		{RefMemory + 1, 1000, RENConfig{LR: 3e-3 * RefMemory / (RefMemory + 1), Epochs: 101, MaxSamples: 1004, Memory: RefMemory + 1}},
+		{2 * RefMemory, 0, RENConfig{LR: 1.5e-3, Epochs: 200, Memory: 2 * RefMemory}}, // no sample bound stays none
+	} {
+		c := base
+		c.Memory, c.MaxSamples = tc.memory, tc.maxSamples
+		got := c.Stretched()
+		if math.Abs(got.LR-tc.want.LR) > 1e-15 || got.Epochs != tc.want.Epochs || got.MaxSamples != tc.want.MaxSamples || got.Memory != tc.want.Memory {
+			t.Errorf("memory %d: got LR %g, %d epochs, %d samples; want %g, %d, %d", tc.memory, got.LR, got.Epochs, got.MaxSamples, tc.want.LR, tc.want.Epochs, tc.want.MaxSamples)
+		}
+	}
+}

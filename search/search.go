@@ -896,11 +896,11 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 		p.LoopSkip = s.loopSkip(res)
 	}
 	if s.opt.REN != nil && s.fixed == (Fixed{}) {
-		memory := s.opt.REN.Memory
-		if memory == 0 {
-			memory = res.Memory
+		ren := *s.opt.REN
+		if ren.Memory == 0 {
+			ren.Memory = res.Memory
 		}
-		p.RENs, p.RENSamples = RENSeeds, int(float64(s.opt.REN.MaxSamples)*baselines.MemoryStretch(memory))
+		p.RENs, p.RENSamples = RENSeeds, ren.Stretched().MaxSamples
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

@@ -37,7 +37,7 @@ func (c renClass) AddFlags(fs classes.FlagSet) func() classes.Class {
 	fs.BoolVar(&c.Gated, "ren-gated", false, "--model ren: a gate in (0, 1), scheduled by the state and the input, on every neuron (passive still, not contracting; can follow ringing whose frequency moves with its amplitude, as a drive with play); not with --ren-biased")
 	// 0, not the default, so that --class-budget quick sets it as in compare
 	fs.IntVar(&c.Memory, "ren-memory", 0, fmt.Sprintf("--model ren: the plant's memory in samples; beyond %d the REN starts from slow linear modes (time constants up to half of it) and learns at %d/memory of its rate for memory/%d times the epochs and samples (0: the length of the passive FIR chosen on validation, or where that is the longest tried, %d taps, the FIR's at a coarser rate, as the structure search measures it; -1: none, the random start)", baselines.RefMemory, baselines.RefMemory, baselines.RefMemory, trainer.MaxLinearTaps))
-	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data (0: %d, or %d with --class-budget quick)", def.Epochs, renQuickEpochs))
+	fs.IntVar(&c.Epochs, "ren-epochs", 0, fmt.Sprintf("--model ren: maximum epochs, early stopping on validation data, times memory/%d beyond a memory of %d samples (--ren-memory) (0: %d, or %d with --class-budget quick)", baselines.RefMemory, baselines.RefMemory, def.Epochs, renQuickEpochs))
 	return func() classes.Class { return c }
 }
 
@@ -66,11 +66,6 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	if c.Gated {
 		cfg = cfg.WithGates()
 	}
-	if opt.Progress != nil {
-		cfg.Progress = func(epoch int, mse, vf float64) {
-			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, cfg.Epochs, mse, vf))
-		}
-	}
 	switch {
 	case c.Memory < -1:
 		return nil, fmt.Errorf("%w: --ren-memory %d must be ≥ 0 (or -1: none)", classes.ErrSettings, c.Memory)
@@ -94,6 +89,12 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 		}
 		if opt.Progress != nil {
 			opt.Progress(fmt.Sprintf("ren memory %d samples (%s)", cfg.Memory, how))
+		}
+	}
+	if opt.Progress != nil {
+		total := cfg.Stretched().Epochs // as the memory stretches them
+		cfg.Progress = func(epoch int, mse, vf float64) {
+			opt.Progress(fmt.Sprintf("ren epoch %4d/%d  loss %.4g  val fit %6.2f%%", epoch, total, mse, vf))
 		}
 	}
 	m, err := baselines.TrainRENContext(ctx, train, val, cfg)

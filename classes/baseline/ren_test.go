@@ -76,6 +76,11 @@ func TestRENClassMemory(t *testing.T) {
 	if want := fmt.Sprintf("ren memory %d samples", L); len(lines) == 0 || !strings.HasPrefix(lines[0], want) {
 		t.Errorf("progress %q: want a first line %q…", lines, want)
 	}
+	// the epochs as the memory stretches them, in every epoch's line
+	total := int(math.Ceil(epochs * float64(L) / baselines.RefMemory))
+	if want := fmt.Sprintf("ren epoch %4d/%d ", total, total); len(lines) != 1+total || !strings.HasPrefix(lines[total], want) {
+		t.Errorf("progress %q: want %d epoch lines, the last %q…", lines, total, want)
+	}
 	for _, tc := range []struct {
 		name   string
 		got    []float64
