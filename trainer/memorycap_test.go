@@ -2,11 +2,10 @@ package trainer
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 )
 
 func TestAtCap(t *testing.T) {
@@ -35,32 +34,6 @@ func TestAtCap(t *testing.T) {
 	}
 }
 
-// oversampled returns records of a first-order passive plant whose time
-// constant is tau samples, driven by noise through four cascaded
-// first-order low-passes of pole p: a plant logged far faster than its
-// band needs when p is near 1, broadband when p is 0.
-func oversampled(seed uint64, records, n int, tau, p float64) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	a := math.Exp(-1 / tau)
-	d := &data.Dataset{Ts: 0.001}
-	for range records {
-		u, y := make([]float64, n), make([]float64, n)
-		var f [4]float64
-		x := 0.0
-		for i := range u {
-			f[0] = p*f[0] + (1-p)*rng.NormFloat64()
-			for k := 1; k < len(f); k++ {
-				f[k] = p*f[k] + (1-p)*f[k-1]
-			}
-			u[i] = f[3]
-			y[i] = 0.05*u[i] + x
-			x = a*x + (1-a)*2*u[i]
-		}
-		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
-	}
-	return d
-}
-
 // TestMemoryBeyondCap: on a plant logged far faster than its band, whose
 // memory outlasts MaxLinearTaps, the memory measured at a coarser
 // rate is longer than the cap and within a factor of two of the plant's
@@ -69,12 +42,12 @@ func oversampled(seed uint64, records, n int, tau, p float64) *data.Dataset {
 func TestMemoryBeyondCap(t *testing.T) {
 	const tau = 500.0
 	ctx := context.Background()
-	memory, factor := MemoryBeyondCap(ctx, oversampled(1, 6, 4000, tau, 0.98), oversampled(2, 2, 4000, tau, 0.98), 1, 1, 0, 0)
+	memory, factor := MemoryBeyondCap(ctx, datatest.SlowPlant(1, 6, 4000, tau, 0.98), datatest.SlowPlant(2, 2, 4000, tau, 0.98), 1, 1, 0, 0)
 	t.Logf("oversampled: memory %d samples at factor %d", memory, factor)
 	if factor < 2 || memory <= MaxLinearTaps || memory < 4.6*tau/2 || memory > 2*4.6*tau {
 		t.Errorf("oversampled: memory %d samples at factor %d: want factor ≥ 2 and a memory above %d within a factor of two of %.0f", memory, factor, MaxLinearTaps, 4.6*tau)
 	}
-	if memory, factor := MemoryBeyondCap(ctx, oversampled(1, 6, 4000, tau, 0), oversampled(2, 2, 4000, tau, 0), 1, 1, 0, 0); memory != 0 || factor != 1 {
+	if memory, factor := MemoryBeyondCap(ctx, datatest.SlowPlant(1, 6, 4000, tau, 0), datatest.SlowPlant(2, 2, 4000, tau, 0), 1, 1, 0, 0); memory != 0 || factor != 1 {
 		t.Errorf("broadband: memory %d at factor %d, want 0 at 1", memory, factor)
 	}
 }

@@ -5,44 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/passivenfir/gputrain/baselines"
 	"github.com/passivenfir/gputrain/classes"
-	"github.com/passivenfir/gputrain/data"
+	"github.com/passivenfir/gputrain/internal/datatest"
 	"github.com/passivenfir/gputrain/trainer"
 )
-
-// slowPlant is a first-order passive plant whose time constant is 400
-// samples (a mechanical plant logged at 1 kHz), driven by slow filtered
-// noise: its passive FIR is longer than baselines.RefMemory.
-func slowPlant(seed uint64, batches int) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 9))
-	a := math.Exp(-1.0 / 400)
-	d := &data.Dataset{}
-	for range batches {
-		u, y := make([]float64, 1200), make([]float64, 1200)
-		f, x := 0.0, 0.0
-		for i := range u {
-			f = 0.98*f + 0.2*rng.NormFloat64()
-			u[i] = f
-			y[i] = 0.05*u[i] + x
-			x = a*x + (1-a)*2*u[i]
-		}
-		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
-	}
-	return d
-}
 
 // TestRENClassMemory: class ren passes the plant's memory to the REN as the
 // structure search does, measured by the passive FIR when not given, so
 // that it trains exactly as baselines.TrainREN with that Memory; −1 keeps
 // the random start; below −1 is refused.
 func TestRENClassMemory(t *testing.T) {
-	train, val := slowPlant(1, 4), slowPlant(2, 2)
+	train, val := datatest.SlowPlant(1, 4, 1200, 400, 0.98), datatest.SlowPlant(2, 2, 1200, 400, 0.98)
 	const epochs = 2
 	reference := func(memory int) []float64 {
 		cfg := baselines.SimulationRENConfig()
@@ -103,31 +81,6 @@ func TestRENClassMemory(t *testing.T) {
 	}
 }
 
-// narrowBand is slowPlant's plant with a time constant of tau samples,
-// driven by noise through four cascaded low-passes: logged far faster than
-// its band needs, its memory outlasts trainer.MaxLinearTaps.
-func narrowBand(seed uint64, batches int, tau float64) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 11))
-	a := math.Exp(-1 / tau)
-	d := &data.Dataset{Ts: 0.001}
-	for range batches {
-		u, y := make([]float64, 4000), make([]float64, 4000)
-		var f [4]float64
-		x := 0.0
-		for i := range u {
-			f[0] = 0.98*f[0] + 0.02*rng.NormFloat64()
-			for k := 1; k < len(f); k++ {
-				f[k] = 0.98*f[k] + 0.02*f[k-1]
-			}
-			u[i] = f[3]
-			y[i] = 0.05*u[i] + x
-			x = a*x + (1-a)*2*u[i]
-		}
-		d.Batches = append(d.Batches, data.Batch{U: u, Y: y})
-	}
-	return d
-}
-
 // TestRENClassMemoryBeyondCap: where the passive FIR validates best at the
 // longest length tried, class ren takes the memory measured at a coarser
 // rate, as the structure search does.
@@ -135,7 +88,7 @@ func TestRENClassMemoryBeyondCap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a grid of passive FIRs up to 1000 taps")
 	}
-	train, val := narrowBand(1, 4, 500), narrowBand(2, 2, 500)
+	train, val := datatest.SlowPlant(1, 4, 4000, 500, 0.98), datatest.SlowPlant(2, 2, 4000, 500, 0.98)
 	want, factor := trainer.MemoryBeyondCap(context.Background(), train, val, 3, 1, 0, 0)
 	if want <= trainer.MaxLinearTaps {
 		t.Fatalf("MemoryBeyondCap: %d samples at factor %d: want the slow plant's, above %d", want, factor, trainer.MaxLinearTaps)

@@ -1,5 +1,6 @@
-// Package datatest builds datasets for tests whose subject is the records'
-// shape (their count and lengths), not their samples.
+// Package datatest builds datasets for tests: records of zeros for tests whose
+// subject is the records' shape (their count and lengths), and a slow passive
+// plant for tests of the memory a model needs.
 package datatest
 
 import "github.com/passivenfir/gputrain/data"
