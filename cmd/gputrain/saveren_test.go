@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/model"
 	"github.com/passivenfir/gputrain/search"
+	"github.com/passivenfir/gputrain/trainer"
 )
 
 // TestSaveREN: a passive REN that the structure search chose is written as
@@ -75,5 +77,38 @@ func testSaveREN(t *testing.T, biased, gated bool, version int) {
 	fit, err := model.Fit(b.Y, m.Simulate(b.U), 0)
 	if want := fmt.Sprintf("(ren, free run): Fit %.2f%%", fit); err != nil || math.IsNaN(fit) || !hasText(texts, want) {
 		t.Errorf("fit.svg: want %q among %q (%v)", want, texts, err)
+	}
+}
+
+// TestRENSettings: the training object of a REN the search chose holds its
+// settings as train --model ren takes them, its memory included, and train
+// accepts them back as flags.
+func TestRENSettings(t *testing.T) {
+	sr := &search.Result{REN: &baselines.PassiveREN{States: 2, Neurons: 3, Gated: true}, RENChosen: true, Memory: 600,
+		Rows: []search.Row{{Name: "fir"}, {Name: "ren", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 7, Gated: true}, Chosen: true}}}
+	chosen := trainer.DefaultConfig()
+	chosen.Workers, chosen.ValSkip = 1, 5
+	got := map[string]any{}
+	renSettings(got, sr, chosen)
+	want := map[string]any{"model": "ren", "ren-states": 2, "ren-neurons": 3, "seed": uint64(7), "workers": 1, "val-skip": 5, "ren-memory": 600, "ren-gated": true}
+	if !maps.Equal(got, want) {
+		t.Fatalf("settings %v, want %v", got, want)
+	}
+	sr.Memory = 0
+	none := map[string]any{}
+	if renSettings(none, sr, chosen); none["ren-memory"] != nil {
+		t.Errorf("no memory measured: ren-memory %v, want absent", none["ren-memory"])
+	}
+	dir := t.TempDir()
+	args := []string{"train", "--data", namedData(t, dir, 6), "--u", "force", "--y", "position", "--out", filepath.Join(dir, "m.json"), "--ren-epochs", "1", "--quiet"}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if b, ok := want[k].(bool); ok && b {
+			args = append(args, "--"+k)
+			continue
+		}
+		args = append(args, "--"+k, fmt.Sprint(want[k]))
+	}
+	if code, _, stderr := cli(t, args...); code != 0 {
+		t.Errorf("train %v: exit %d, %s", args[1:], code, stderr)
 	}
 }

@@ -77,14 +77,7 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 	} else if sr.RENChosen {
 		// The REN's settings as train --model ren takes them.
 		delete(extra, "decay")
-		extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
-		extra["seed"], extra["workers"], extra["val-skip"] = sr.Rows[renRowOf(sr)].REN.Seed, chosen.Workers, chosen.ValSkip
-		if sr.REN.Biased {
-			extra["ren-biased"] = true
-		}
-		if sr.REN.Gated {
-			extra["ren-gated"] = true
-		}
+		renSettings(extra, sr, chosen)
 		job.settings, _ = json.Marshal(extra)
 	} else if sr.LoopChosen {
 		// The loop's settings as train --model loop takes them, so that the
@@ -95,6 +88,23 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 		job.settings, _ = json.Marshal(extra)
 	}
 	return sr.Result, chosen, err
+}
+
+// renSettings sets in extra the chosen REN's settings as train --model ren
+// takes them, the memory its start and schedule used included (the search
+// measures it as class ren does, but on its own FIR grid).
+func renSettings(extra map[string]any, sr *search.Result, chosen trainer.Config) {
+	extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
+	extra["seed"], extra["workers"], extra["val-skip"] = sr.Rows[renRowOf(sr)].REN.Seed, chosen.Workers, chosen.ValSkip
+	if sr.Memory > 0 {
+		extra["ren-memory"] = sr.Memory
+	}
+	if sr.REN.Biased {
+		extra["ren-biased"] = true
+	}
+	if sr.REN.Gated {
+		extra["ren-gated"] = true
+	}
 }
 
 // renRowOf is the row of the chosen REN.
