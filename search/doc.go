@@ -62,7 +62,9 @@
 // the other.
 //
 // Options.TimeLimit (train's --time-limit, DefaultTimeLimit) bounds the
-// search in wall-clock time: the halving ends when half of it is spent,
+// search in wall-clock time: the halving ends when half of it is spent (a
+// quarter where the passive FIR is best at the grid's last length, which
+// no candidate's FIRs exceed: halvingShare),
 // and the loops train in what is left, as many as the pace so far allows
 // (LocalLoops, share), a loop that would overrun its deadline cut
 // (loop.Config.Deadline). A bounded search depends on the machine's speed;

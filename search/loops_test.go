@@ -185,7 +185,7 @@ func TestSelectTimeLimitRungs(t *testing.T) {
 			}
 		}
 	}
-	if nfirs != 3 || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "time limit: half of") }) {
+	if nfirs != 3 || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "time limit: the halving's 200ms of 400ms spent") }) {
 		t.Errorf("%d NFIR rows; progress %q", nfirs, notes)
 	}
 }

@@ -73,7 +73,8 @@ type Options struct {
 	// gave no --skip.
 	AutoSkip bool
 	// TimeLimit, when positive, bounds the search in wall-clock time. The
-	// successive halving ends at half of it: a rung still training then
+	// successive halving ends at half of it (a quarter where the passive
+	// FIR is best at the grid's last length: halvingShare): a rung still training then
 	// stops, the candidates it finished competing with the results the
 	// others had from the rung before (a rung is never started past that
 	// point either); the loop family then
@@ -280,6 +281,9 @@ type Plan struct {
 	RENs, RENSamples int
 	// TimeLimit is Options.TimeLimit.
 	TimeLimit time.Duration
+	// MemoryCut is Result.MemoryCut: the halving then ends at a quarter
+	// of TimeLimit instead of half (halvingShare).
+	MemoryCut bool
 }
 
 func (p Plan) String() string {
@@ -300,7 +304,11 @@ func (p Plan) String() string {
 	}
 	if p.TimeLimit > 0 {
 		s += fmt.Sprintf("; all within about %v (--time-limit: ", p.TimeLimit)
-		s += "the halving ends when half of it is spent"
+		if p.MemoryCut {
+			s += "the halving ends when a quarter of it is spent (the passive FIR is best at the longest length tried, as long as any candidate's FIRs)"
+		} else {
+			s += "the halving ends when half of it is spent"
+		}
 		if p.RENs > 0 {
 			s += ", the RENs take at most half of what is left"
 		}
@@ -345,6 +353,35 @@ type searcher struct {
 	opt        Options
 	train, val *data.Dataset
 	start      time.Time
+	// halving is the part of Options.TimeLimit the successive halving
+	// may spend (halvingShare), set once the passive FIR is chosen; 0:
+	// half (halvingTime).
+	halving time.Duration
+}
+
+// halvingTime is the part of Options.TimeLimit the successive halving may
+// spend.
+func (s *searcher) halvingTime() time.Duration {
+	if s.halving > 0 {
+		return s.halving
+	}
+	return time.Duration(float64(s.opt.TimeLimit) * halvingShare(false))
+}
+
+// halvingShare is the part of the time limit that the successive halving
+// of NFIR candidates may spend: half, or a quarter where the passive FIR
+// validated best at the grid's last length (Result.MemoryCut). There every
+// NFIR candidate's FIRs stop at that length as the linear FIR's do, so none
+// holds more of the plant's memory, while the RENs, whose state holds any,
+// train in what the halving leaves: on a two-mass plant logged at 1 ms the
+// RENs' 135 s each left the default at 83.64 % test Fit, and 207 s (the
+// halving cut to one candidate, --budget 1) took it to 88.67 %
+// (docs/BENCHMARKS.md, session 40).
+func halvingShare(memoryCut bool) float64 {
+	if memoryCut {
+		return 0.25
+	}
+	return 0.5
 }
 
 func (s *searcher) emit(e Event) {
@@ -421,14 +458,14 @@ func (s *searcher) run(ctx context.Context) (*Result, error) {
 				}
 			}
 			s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
-				Note: fmt.Sprintf("time limit: half of %v spent during rung %d/%d, the halving stops; the candidates it finished compete", s.opt.TimeLimit, r+1, rungs)})
+				Note: fmt.Sprintf("time limit: the halving's %v of %v spent during rung %d/%d, the halving stops; the candidates it finished compete", s.halvingTime(), s.opt.TimeLimit, r+1, rungs)})
 			res.TimeCut = true
 			break
 		}
 		if r < rungs-1 {
-			if lim := s.opt.TimeLimit; lim > 0 && time.Since(s.start) > lim/2 {
+			if lim := s.opt.TimeLimit; lim > 0 && time.Since(s.start) > s.halvingTime() {
 				s.emit(Event{Stage: "rung", Rung: r, Rungs: rungs, ValFit: math.NaN(),
-					Note: fmt.Sprintf("time limit: past half of %v after rung %d/%d, the halving stops; its best candidate competes", lim, r+1, rungs)})
+					Note: fmt.Sprintf("time limit: past the halving's %v of %v after rung %d/%d, the halving stops; its best candidate competes", s.halvingTime(), lim, r+1, rungs)})
 				res.TimeCut = true
 				break
 			}
@@ -747,6 +784,7 @@ func (s *searcher) linear(ctx context.Context, res *Result) (*trainer.Result, tr
 		// resample the data instead of waiting for the whole search.
 		s.emit(Event{Stage: "memory", Candidate: Name(cfg.Structure), ValFit: res.LinearFit, LinearTaps: res.LinearTaps, Note: note})
 	}
+	s.halving = time.Duration(float64(s.opt.TimeLimit) * halvingShare(res.MemoryCut))
 	return best, cfg, err
 }
 
@@ -890,7 +928,7 @@ func (s *searcher) schedule(r, rungs int) trainer.Config {
 }
 
 func (s *searcher) plan(res *Result, n, rungs int) Plan {
-	p := Plan{Rungs: rungs, Candidates: n, TimeLimit: s.opt.TimeLimit}
+	p := Plan{Rungs: rungs, Candidates: n, TimeLimit: s.opt.TimeLimit, MemoryCut: res.MemoryCut}
 	if s.opt.Loop != nil && s.fixed == (Fixed{}) {
 		p.Loop, p.Loops, p.LoopEpochs = true, len(loop.Runs(res.LinearTaps, 0, s.loopSkip(res))), s.opt.Loop.Epochs
 		p.LoopSkip = s.loopSkip(res)
@@ -912,7 +950,7 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 }
 
 // trainRungBounded is trainRung under the time limit: the rungs trained in
-// this process (Local) end at half of it, a candidate unfinished then not
+// this process (Local) end at its share of it (searcher.halving), a candidate unfinished then not
 // counting (its row keeps its last rung's score, or none), and cut reports
 // that the deadline ended the rung. The rungs of another trainer (package
 // searchdir) keep their plan.
@@ -921,7 +959,7 @@ func (s *searcher) trainRungBounded(ctx context.Context, cands []*candidate, r, 
 	if s.opt.TimeLimit <= 0 || (s.opt.Trainer != nil && !local) {
 		return false, s.trainRung(ctx, cands, r, rungs)
 	}
-	rctx, cancel := context.WithDeadline(ctx, s.start.Add(s.opt.TimeLimit/2))
+	rctx, cancel := context.WithDeadline(ctx, s.start.Add(s.halvingTime()))
 	defer cancel()
 	err = s.trainRung(rctx, cands, r, rungs)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
