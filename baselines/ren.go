@@ -62,7 +62,8 @@ type RENConfig struct {
 	// each Adam step and each validation pass runs through it (Gate.Do).
 	Gate Gate
 	// Memory, when above RefMemory, is the plant's memory in samples (the
-	// length of its passive FIR chosen on validation) for a plant sampled
+	// length of its passive FIR chosen on validation, or, past the FIR
+	// grid's last length, trainer.MemoryBeyondCap's) for a plant sampled
 	// finer than the REN's defaults were measured on. The REN then starts
 	// from slow linear modes instead of a random state map (slowStart:
 	// time constants from 2 samples to Memory/2, the neurons idle), and
