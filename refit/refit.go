@@ -155,11 +155,16 @@ func REN(ctx context.Context, m *baselines.PassiveREN, base baselines.RENConfig,
 
 // RENs continues every member of a mean of passive RENs (ensemble
 // selection's, members *baselines.PassiveREN, or a model class's that
-// unwraps to one) as REN does, all at once
-// sharing the workers (so that each gets the same share of the deadline,
-// as the search's RENs do), and returns the mean of the results with the
-// same counts: passive as a parallel interconnection of passive models.
-func RENs(ctx context.Context, mean ensemble.Mean, base baselines.RENConfig, all *data.Dataset, o Options) (ensemble.Mean, error) {
+// unwraps to one) as REN does, with the configuration base gives it (the
+// members of the search's mean trained at memories of their own), all at
+// once sharing the workers (so that each gets the same share of the
+// deadline, as the search's RENs do), and returns the mean of the results
+// with the same counts: passive as a parallel interconnection of passive
+// models.
+func RENs(ctx context.Context, mean ensemble.Mean, base func(*baselines.PassiveREN) baselines.RENConfig, all *data.Dataset, o Options) (ensemble.Mean, error) {
+	if base == nil {
+		return nil, fmt.Errorf("%w: no REN configuration", ErrConfig)
+	}
 	rens := make([]*baselines.PassiveREN, len(mean))
 	for i, mb := range mean {
 		switch r := mb.Model.(type) {
@@ -179,7 +184,7 @@ func RENs(ctx context.Context, mean ensemble.Mean, base baselines.RENConfig, all
 	per.Workers = max(1, workers/max(len(mean), 1))
 	out := make(ensemble.Mean, len(mean))
 	errs := trials.Local{Parallel: len(mean)}.Run(ctx, len(mean), func(ctx context.Context, i int) error {
-		r, err := REN(ctx, rens[i], base, all, per)
+		r, err := REN(ctx, rens[i], base(rens[i]), all, per)
 		if err != nil {
 			return fmt.Errorf("member %d: %w", i, err)
 		}

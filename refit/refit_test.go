@@ -87,7 +87,8 @@ func TestPart(t *testing.T) {
 // TestREN: a REN trained on the seen part, refitted on all, fits the held
 // part better than before, on the start's scales; the start is unchanged,
 // and a deadline already past returns it.
-// A mean of RENs is refitted member by member with its counts.
+// A mean of RENs is refitted member by member with its counts, each with
+// the configuration given for it.
 func TestREN(t *testing.T) {
 	seen, held, all := split(t)
 	cfg := baselines.DefaultRENConfig()
@@ -127,9 +128,34 @@ func TestREN(t *testing.T) {
 		t.Fatal(err)
 	}
 	mean := ensemble.Mean{{Model: m, Count: 2}, {Model: m2, Count: 1}}
-	got, err := RENs(context.Background(), mean, cfg, all, Options{Workers: 2})
+	// each member continues with its own configuration: m2 at a long
+	// memory, whose learning rate is lower (baselines.RENConfig.Memory)
+	long := cfg
+	long.Memory = 4 * baselines.RefMemory
+	per := func(r *baselines.PassiveREN) baselines.RENConfig {
+		if r == m2 {
+			return long
+		}
+		return cfg
+	}
+	got, err := RENs(context.Background(), mean, per, all, Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i, c := range []baselines.RENConfig{cfg, long} {
+		alone, err := REN(context.Background(), mean[i].Model.(*baselines.PassiveREN), c, all, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, ok := got[i].Model.(*baselines.PassiveREN); !ok || !slices.Equal(g.Theta, alone.Theta) {
+			t.Errorf("member %d: refitted in the mean unlike alone with its configuration (memory %d)", i, c.Memory)
+		}
+	}
+	if other, _ := REN(context.Background(), m2, cfg, all, Options{Workers: 1}); slices.Equal(other.Theta, got[1].Model.(*baselines.PassiveREN).Theta) {
+		t.Error("member 1 refitted as at the first member's memory")
+	}
+	if _, err := RENs(context.Background(), mean, nil, all, o); !errors.Is(err, ErrConfig) {
+		t.Errorf("no configuration: err %v, want ErrConfig", err)
 	}
 	if len(got) != 2 || got[0].Count != 2 || got[1].Count != 1 {
 		t.Fatalf("refitted mean %+v; want the counts 2, 1", got)
@@ -141,7 +167,7 @@ func TestREN(t *testing.T) {
 		t.Errorf("mean: held-out Fit %.2f%% after, %.2f%% before", a, b)
 	}
 	bad := ensemble.Mean{{Model: m, Count: 1}, {Model: loop.Mean{}, Count: 1}}
-	if _, err := RENs(context.Background(), bad, cfg, all, o); !errors.Is(err, ErrConfig) {
+	if _, err := RENs(context.Background(), bad, per, all, o); !errors.Is(err, ErrConfig) {
 		t.Errorf("a mean with a loop in it: err %v, want ErrConfig", err)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/passivenfir/gputrain/baselines"
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/loop"
+	"github.com/passivenfir/gputrain/trainer"
 	"github.com/passivenfir/gputrain/trials"
 )
 
@@ -20,6 +22,13 @@ type RENStructure struct {
 	Seed    uint64 `json:"seed"`
 	Biased  bool   `json:"biased,omitempty"` // biases, output less the zero-input response (baselines.PassiveREN)
 	Gated   bool   `json:"gated,omitempty"`  // gates on the equilibrium layer (baselines.PassiveREN)
+	// Long is whether it starts from slow modes at the longest memory
+	// the records show (longMemory) rather than at the passive FIR's.
+	Long bool `json:"long,omitempty"`
+	// Memory is the memory in samples its start and schedule used
+	// (baselines.RENConfig.Memory: at most baselines.RefMemory, the
+	// random start and the configured schedule).
+	Memory int `json:"memory,omitempty"`
 }
 
 // name is the candidate's row name.
@@ -30,6 +39,9 @@ func (st RENStructure) name() string {
 		kind = "biased, "
 	case st.Gated:
 		kind = "gated, "
+	}
+	if st.Long && st.Memory > baselines.RefMemory {
+		kind += fmt.Sprintf("memory %d, ", st.Memory)
 	}
 	return fmt.Sprintf("ren %d states × %d neurons, %sseed %d", st.States, st.Neurons, kind, st.Seed)
 }
@@ -49,7 +61,13 @@ func (st RENStructure) name() string {
 // 31's screening sets: a drive with play 80 → 91 %, a two-mass plant
 // 83–89 → 94 % on validation), but it fell behind on a positioner (96 →
 // 86–94 %). The kinds compete rather than one replacing the others:
-// whichever validates best is offered.
+// whichever validates best is offered. The second gated start starts
+// from slow modes at the longest memory the records show (longMemory)
+// where that exceeds the passive FIR's: a plant that a linear FIR cannot
+// follow hides its memory from it (a stick-slip plant logged at 2 ms,
+// whose FIR peaks at 8 taps where its ringing decays over about 1500
+// samples: a REN at the FIR's memory validated at 16 %, one at half the
+// record's 4000 samples at 89 %; docs/BENCHMARKS.md, session 41).
 const RENSeeds = len(renKinds)
 
 // WideStates and WideNeurons are the size of the wide gated REN, where the
@@ -75,13 +93,42 @@ var renKinds = [...]RENStructure{
 	{Gated: true, States: WideStates, Neurons: WideNeurons},
 	{Biased: true},
 	{Gated: true},
-	{Gated: true},
+	{Gated: true, Long: true},
 }
 
-// renCounts counts the biased, gated and wide kinds of renKinds, for the
-// plan.
-func renCounts() (biased, gated, wide int) {
+// LongMemoryCap bounds the memory of the long-memory REN (renKinds'
+// Long kind), in samples: its learning rate falls and its schedule grows
+// with the memory (baselines.RENConfig.Memory), so a record of 40 000
+// samples would leave it a rate 80 times below the configured one. Four
+// times the FIR grid's cap holds a plant sampled 40 times faster than
+// its memory of 100 samples needs; a longer one is for gputrain
+// resample.
+const LongMemoryCap = 4 * trainer.MaxLinearTaps
+
+// longMemory is the memory the long-memory REN starts from: half of the
+// shortest training record (the longest response every record shows
+// whole from its start, the FIR grid's own bound), at most LongMemoryCap,
+// and never below measured, the passive FIR's measure (Result.Memory).
+// A memory at or below baselines.RefMemory is none: the random start.
+func longMemory(train *data.Dataset, measured int) int {
+	shortest := 0
+	if train != nil {
+		for i, b := range train.Batches {
+			if n := len(b.U); i == 0 || n < shortest {
+				shortest = n
+			}
+		}
+	}
+	return max(measured, min(shortest/2, LongMemoryCap))
+}
+
+// renCounts counts the biased, gated, wide and long-memory kinds of
+// renKinds, for the plan.
+func renCounts() (biased, gated, wide, long int) {
 	for _, k := range renKinds {
+		if k.Long {
+			long++
+		}
 		if k.Biased {
 			biased++
 		}
@@ -92,7 +139,7 @@ func renCounts() (biased, gated, wide int) {
 			wide++
 		}
 	}
-	return biased, gated, wide
+	return biased, gated, wide, long
 }
 
 // renShare is the part of the time left after the halving that the RENs
@@ -151,12 +198,8 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 	errs := trials.Local{Parallel: RENSeeds}.Run(rctx, RENSeeds, func(ctx context.Context, k int) error {
 		cfg := *s.opt.REN
 		cfg.Seed, cfg.Workers, cfg.ValSkip, cfg.Gate = s.base.Seed+uint64(k), per, s.base.ValSkip, gate
-		if cfg.Memory == 0 {
-			// The plant's memory as the passive FIR found it: beyond
-			// baselines.RefMemory the REN starts from slow modes.
-			cfg.Memory = res.Memory
-		}
 		kind := renKinds[k]
+		cfg.Memory = s.renMemory(kind, res)
 		cfg.Biased = kind.Biased
 		if kind.States > 0 {
 			cfg.States, cfg.Neurons = kind.States, kind.Neurons
@@ -195,6 +238,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 			def := baselines.DefaultRENConfig()
 			st.States, st.Neurons = def.States, def.Neurons
 		}
+		st.Memory = s.renMemory(st, res)
 		row := Row{Name: st.name(), REN: &st,
 			ValFit: o.fit, Seconds: o.seconds, Cut: o.cut}
 		if o.m != nil {
@@ -218,6 +262,34 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		res.Rows = append(res.Rows, row)
 	}
 	return ctx.Err()
+}
+
+// renMemory is the memory the REN of kind starts from and schedules by
+// (baselines.RENConfig.Memory): the configured one, else the plant's
+// memory as the passive FIR measured it (Result.Memory; beyond
+// baselines.RefMemory the REN starts from slow modes), or for the Long
+// kind longMemory.
+func (s *searcher) renMemory(kind RENStructure, res *Result) int {
+	if m := s.opt.REN.Memory; m != 0 {
+		return m
+	}
+	if kind.Long {
+		return longMemory(s.train, res.Memory)
+	}
+	return res.Memory
+}
+
+// RENMemory is the memory the trained REN m of the search started from
+// and scheduled by (baselines.RENConfig.Memory), as its row
+// records it: what a refit of m continues with. A REN the search did not
+// train has Result.Memory.
+func (r *Result) RENMemory(m *baselines.PassiveREN) int {
+	for i, x := range r.rens {
+		if x == m && r.renRows[i] < len(r.Rows) && r.Rows[r.renRows[i]].REN != nil {
+			return r.Rows[r.renRows[i]].REN.Memory
+		}
+	}
+	return r.Memory
 }
 
 // renClear reports whether the REN clears the linear FIR on validation

@@ -78,7 +78,7 @@ func TestSelectREN(t *testing.T) {
 	if !(res.ValFit() >= res.LinearFit) {
 		t.Errorf("chosen fit %v below the FIR's %v", res.ValFit(), res.LinearFit)
 	}
-	if want := "5 passive RENs (1 of them with biases, 3 gated, 1 of those 8 × 32)"; !strings.Contains(plan, want) {
+	if want := "5 passive RENs (1 of them with biases, 3 gated, 1 of those 8 × 32 and 1 from slow modes at the longest memory the records show)"; !strings.Contains(plan, want) {
 		t.Errorf("plan %q does not say %q", plan, want)
 	}
 	fixedBase := tiny()
@@ -193,8 +193,11 @@ func TestRENKinds(t *testing.T) {
 			t.Errorf("kind %d is both biased and gated", k)
 		}
 	}
-	if b, g, w := renCounts(); b != 1 || g != 3 || w != 1 {
-		t.Errorf("renCounts: %d biased, %d gated, %d wide; want 1, 3, 1", b, g, w)
+	if b, g, w, l := renCounts(); b != 1 || g != 3 || w != 1 || l != 1 {
+		t.Errorf("renCounts: %d biased, %d gated, %d wide, %d long; want 1, 3, 1, 1", b, g, w, l)
+	}
+	if last := renKinds[len(renKinds)-1]; !last.Long || !last.Gated || last.States != 0 {
+		t.Errorf("the last kind is %+v; want the second gated start, at the long memory", last)
 	}
 }
 
@@ -253,5 +256,102 @@ func TestSelectRENGated(t *testing.T) {
 	gated, free := fits(1), fits(4)
 	if len(gated) != RENSeeds || !slices.Equal(gated, free) {
 		t.Errorf("REN fits with a gate %v, without %v", gated, free)
+	}
+}
+
+// TestLongMemory: the long-memory REN's memory is half the shortest
+// training record, at most LongMemoryCap, never below the FIR's measure.
+func TestLongMemory(t *testing.T) {
+	records := func(lens ...int) *data.Dataset {
+		d := &data.Dataset{}
+		for _, n := range lens {
+			d.Batches = append(d.Batches, data.Batch{U: make([]float64, n), Y: make([]float64, n)})
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name     string
+		train    *data.Dataset
+		measured int
+		want     int
+	}{
+		{"short records: the FIR's", records(500, 500), 128, 250},
+		{"the shortest record counts", records(4000, 1000, 3000), 8, 500},
+		{"one long record", records(24000), 64, 4000},
+		{"the cap", records(100_000), 0, LongMemoryCap},
+		{"the FIR's measure is longer", records(4000), 2500, 2500},
+		{"no data", nil, 300, 300},
+	} {
+		if got := longMemory(tc.train, tc.measured); got != tc.want {
+			t.Errorf("%s: longMemory = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSelectRENLongMemory: on records of 600 samples the second gated REN
+// starts from slow modes at half a record, 300 samples, which its row
+// names and records; it is the REN baselines.TrainREN trains with that
+// memory, and RENMemory gives each trained REN its row's memory. The
+// others keep the FIR's memory.
+func TestSelectRENLongMemory(t *testing.T) {
+	gen := func(batches int, seed uint64) *data.Dataset {
+		d, err := data.GenerateMSD(data.MSDConfig{Batches: batches, Seed: seed, Samples: 600})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	train, val := gen(4, 1), gen(2, 2)
+	base := tiny()
+	base.Seed = 3
+	ren := tinyREN()
+	ren.Epochs, ren.MaxSamples = 4, 0
+	res, err := Select(context.Background(), base, Fixed{}, Options{Budget: 1, REN: ren}, train, val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memory > 256 {
+		t.Fatalf("the FIR measured %d samples; the test wants a short measure", res.Memory)
+	}
+	var long *Row
+	for i, r := range res.Rows {
+		if r.REN == nil {
+			continue
+		}
+		want := res.Memory
+		if r.REN.Long {
+			want, long = 300, &res.Rows[i]
+		}
+		if r.REN.Memory != want {
+			t.Errorf("row %q: memory %d, want %d", r.Name, r.REN.Memory, want)
+		}
+	}
+	if long == nil || !strings.Contains(long.Name, "gated, memory 300, seed 7") {
+		t.Fatalf("no long-memory row named for its memory: %+v", long)
+	}
+	cfg := *ren
+	cfg.Seed, cfg.Workers, cfg.Memory = 7, 1, 300
+	cfg = cfg.WithGates()
+	alone, err := baselines.TrainREN(train, val, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i, m := range res.rens {
+		if &res.Rows[res.renRows[i]] == long {
+			found = true
+			if !slices.Equal(m.Theta, alone.Theta) {
+				t.Error("the long-memory REN is not TrainREN's at memory 300")
+			}
+		}
+		if got, want := res.RENMemory(m), res.Rows[res.renRows[i]].REN.Memory; got != want {
+			t.Errorf("RENMemory of REN %d: %d, want its row's %d", i, got, want)
+		}
+	}
+	if !found {
+		t.Error("the long-memory row has no trained REN")
+	}
+	if got := res.RENMemory(alone); got != res.Memory {
+		t.Errorf("RENMemory of a REN the search did not train: %d, want Result.Memory %d", got, res.Memory)
 	}
 }

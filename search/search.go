@@ -277,7 +277,8 @@ type Plan struct {
 	// 0 when there is none.
 	LoopSkip int
 	// RENs is the number of passive RENs that train (0: none), each up to
-	// RENSamples simulated samples.
+	// RENSamples simulated samples (the most of any: a REN's budget
+	// stretches with its memory).
 	RENs, RENSamples int
 	// TimeLimit is Options.TimeLimit.
 	TimeLimit time.Duration
@@ -290,8 +291,9 @@ func (p Plan) String() string {
 	s := fmt.Sprintf("%d candidates, %d rungs of successive halving: at most %d Adam epochs, %.1f× one training run of the final schedule",
 		p.Candidates, p.Rungs, p.Epochs, float64(p.Epochs)/float64(max(p.FullEpochs, 1)))
 	if p.RENs > 0 {
-		biased, gated, wide := renCounts()
-		s += fmt.Sprintf("; then %d passive RENs (%d of them with biases, %d gated, %d of those %d × %d), each up to %.3g samples simulated through time", p.RENs, biased, gated, wide, WideStates, WideNeurons, float64(p.RENSamples))
+		biased, gated, wide, long := renCounts()
+		s += fmt.Sprintf("; then %d passive RENs (%d of them with biases, %d gated, %d of those %d × %d and %d from slow modes at the longest memory the records show), each up to %.3g samples simulated through time",
+			p.RENs, biased, gated, wide, WideStates, WideNeurons, long, float64(p.RENSamples))
 		if p.RENs > 1 {
 			s += ", and their weighted mean, drawn on validation (ensemble selection), where it validates above the best of them"
 		}
@@ -934,11 +936,12 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 		p.LoopSkip = s.loopSkip(res)
 	}
 	if s.opt.REN != nil && s.fixed == (Fixed{}) {
-		ren := *s.opt.REN
-		if ren.Memory == 0 {
-			ren.Memory = res.Memory
+		p.RENs = RENSeeds
+		for _, kind := range renKinds {
+			ren := *s.opt.REN
+			ren.Memory = s.renMemory(kind, res)
+			p.RENSamples = max(p.RENSamples, ren.Stretched().MaxSamples)
 		}
-		p.RENs, p.RENSamples = RENSeeds, ren.Stretched().MaxSamples
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }
 	p.FullEpochs = per(s.base) * max(1, s.base.Members)

@@ -85,7 +85,7 @@ func testSaveREN(t *testing.T, biased, gated bool, version int) {
 // accepts them back as flags.
 func TestRENSettings(t *testing.T) {
 	sr := &search.Result{REN: &baselines.PassiveREN{States: 2, Neurons: 3, Gated: true}, RENChosen: true, Memory: 600,
-		Rows: []search.Row{{Name: "fir"}, {Name: "ren", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 7, Gated: true}, Chosen: true}}}
+		Rows: []search.Row{{Name: "fir"}, {Name: "ren", REN: &search.RENStructure{States: 2, Neurons: 3, Seed: 7, Gated: true, Memory: 600}, Chosen: true}}}
 	chosen := trainer.DefaultConfig()
 	chosen.Workers, chosen.ValSkip = 1, 5
 	got := map[string]any{}
@@ -94,7 +94,14 @@ func TestRENSettings(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("settings %v, want %v", got, want)
 	}
-	sr.Memory = 0
+	// the long-memory REN: its own memory, not the FIR's
+	sr.Memory = 128
+	sr.Rows[1].REN.Long, sr.Rows[1].REN.Memory = true, 2000
+	long := map[string]any{}
+	if renSettings(long, sr, chosen); long["ren-memory"] != 2000 {
+		t.Errorf("the long-memory REN chosen: ren-memory %v, want 2000", long["ren-memory"])
+	}
+	sr.Memory, sr.Rows[1].REN.Memory = 0, 0
 	none := map[string]any{}
 	if renSettings(none, sr, chosen); none["ren-memory"] != nil {
 		t.Errorf("no memory measured: ren-memory %v, want absent", none["ren-memory"])

@@ -57,12 +57,18 @@ func (job *trainJob) refitChosen(ctx context.Context, sr *search.Result) {
 		}
 		switch {
 		case sr.MeanChosen:
-			m, err := refit.RENs(ctx, sr.Mean, ren, all, o)
+			// each member continues at the memory it trained with
+			m, err := refit.RENs(ctx, sr.Mean, func(m *baselines.PassiveREN) baselines.RENConfig {
+				c := ren
+				c.Memory = sr.RENMemory(m)
+				return c
+			}, all, o)
 			if err != nil {
 				return err
 			}
 			before, after, replace = sr.Mean.Simulate, m.Simulate, func() { sr.Mean = m }
 		case sr.RENChosen:
+			ren.Memory = sr.RENMemory(sr.REN)
 			m, err := refit.REN(ctx, sr.REN, ren, all, o)
 			if err != nil {
 				return err

@@ -91,13 +91,15 @@ func (job *trainJob) fit(ctx context.Context, cfg trainer.Config) (*trainer.Resu
 }
 
 // renSettings sets in extra the chosen REN's settings as train --model ren
-// takes them, the memory its start and schedule used included (the search
-// measures it as class ren does, but on its own FIR grid).
+// takes them, the memory its start and schedule used included, as its row
+// records it (the search measures it as class ren does, but on its own
+// FIR grid, or for its long-memory REN from the records' length).
 func renSettings(extra map[string]any, sr *search.Result, chosen trainer.Config) {
 	extra["model"], extra["ren-states"], extra["ren-neurons"] = "ren", sr.REN.States, sr.REN.Neurons
-	extra["seed"], extra["workers"], extra["val-skip"] = sr.Rows[renRowOf(sr)].REN.Seed, chosen.Workers, chosen.ValSkip
-	if sr.Memory > 0 {
-		extra["ren-memory"] = sr.Memory
+	row := sr.Rows[renRowOf(sr)].REN
+	extra["seed"], extra["workers"], extra["val-skip"] = row.Seed, chosen.Workers, chosen.ValSkip
+	if row.Memory > 0 {
+		extra["ren-memory"] = row.Memory
 	}
 	if sr.REN.Biased {
 		extra["ren-biased"] = true
