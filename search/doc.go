@@ -42,6 +42,10 @@
 //     (baselines.TrainREN, passive by parameterization) of the kinds
 //     renKinds lists, trained on the simulation error before the loops,
 //     all at once under the time limit; the best is the family's offer.
+//     They start from the plant's memory as the passive FIR measures it,
+//     one of them from the longest memory the records show (half the
+//     shortest record, up to LongMemoryCap), for plants a linear FIR
+//     cannot follow and so misjudges.
 //  7. The mean of the RENs: ensemble selection with replacement on
 //     validation (package ensemble) over every REN trained, offered as
 //     Result.Mean when it has two members or more and validates above the

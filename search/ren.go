@@ -26,7 +26,7 @@ type RENStructure struct {
 	// the records show (longMemory) rather than at the passive FIR's.
 	Long bool `json:"long,omitempty"`
 	// Memory is the memory in samples its start and schedule used
-	// (baselines.RENConfig.Memory: at most baselines.RefMemory, the
+	// (baselines.RENConfig.Memory; at or below baselines.RefMemory, the
 	// random start and the configured schedule).
 	Memory int `json:"memory,omitempty"`
 }
@@ -100,9 +100,9 @@ var renKinds = [...]RENStructure{
 // Long kind), in samples: its learning rate falls and its schedule grows
 // with the memory (baselines.RENConfig.Memory), so a record of 40 000
 // samples would leave it a rate 80 times below the configured one. Four
-// times the FIR grid's cap holds a plant sampled 40 times faster than
-// its memory of 100 samples needs; a longer one is for gputrain
-// resample.
+// times the FIR grid's cap holds the zoo's memories (about 100 samples at
+// their own rates) logged 40 times faster than they need; data sampled
+// finer still are for gputrain resample.
 const LongMemoryCap = 4 * trainer.MaxLinearTaps
 
 // longMemory is the memory the long-memory REN starts from: half of the

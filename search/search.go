@@ -192,7 +192,8 @@ type Result struct {
 	// plant's memory may be longer than any FIR of the search holds.
 	MemoryCut bool
 	// Memory is the plant's memory in samples that the RENs start from
-	// (baselines.RENConfig.Memory): LinearTaps, or, where MemoryCut, the
+	// (baselines.RENConfig.Memory), all but the long-memory one
+	// (RENStructure.Long, which takes at least this): LinearTaps, or, where MemoryCut, the
 	// passive FIR's length on the data at the sampling time
 	// resample.Suggest proposes, times its factor, when that is longer
 	// (trainer.MemoryBeyondCap).
