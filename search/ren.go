@@ -187,6 +187,11 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		cut     bool
 	}
 	outs := make([]out, RENSeeds)
+	// each REN's memory, computed once so that its row records what it trained with
+	memory := make([]int, RENSeeds)
+	for k, kind := range renKinds {
+		memory[k] = s.renMemory(kind, res)
+	}
 	per := max(1, s.opt.Workers/RENSeeds) // goroutines within one REN
 	gate := renGate(s.opt.Workers, runtime.GOMAXPROCS(0))
 	// All RENs at once, sharing the workers, rather than Workers at a
@@ -199,7 +204,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 		cfg := *s.opt.REN
 		cfg.Seed, cfg.Workers, cfg.ValSkip, cfg.Gate = s.base.Seed+uint64(k), per, s.base.ValSkip, gate
 		kind := renKinds[k]
-		cfg.Memory = s.renMemory(kind, res)
+		cfg.Memory = memory[k]
 		cfg.Biased = kind.Biased
 		if kind.States > 0 {
 			cfg.States, cfg.Neurons = kind.States, kind.Neurons
@@ -238,7 +243,7 @@ func (s *searcher) ren(ctx context.Context, res *Result) error {
 			def := baselines.DefaultRENConfig()
 			st.States, st.Neurons = def.States, def.Neurons
 		}
-		st.Memory = s.renMemory(st, res)
+		st.Memory = memory[k]
 		row := Row{Name: st.name(), REN: &st,
 			ValFit: o.fit, Seconds: o.seconds, Cut: o.cut}
 		if o.m != nil {

@@ -193,8 +193,8 @@ type Result struct {
 	MemoryCut bool
 	// Memory is the plant's memory in samples that the RENs start from
 	// (baselines.RENConfig.Memory), all but the long-memory one
-	// (RENStructure.Long, which takes at least this): LinearTaps, or, where MemoryCut, the
-	// passive FIR's length on the data at the sampling time
+	// (RENStructure.Long, which takes at least this): LinearTaps, or,
+	// where MemoryCut, the passive FIR's length on the data at the sampling time
 	// resample.Suggest proposes, times its factor, when that is longer
 	// (trainer.MemoryBeyondCap).
 	Memory int
