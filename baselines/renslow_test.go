@@ -199,7 +199,7 @@ func TestRENMemoryStretch(t *testing.T) {
 }
 
 func TestRENStretched(t *testing.T) {
-	base := RENConfig{LR: 3e-3, Epochs: 100, MaxSamples: 1000}
+	base := RENConfig{LR: 3e-3, Epochs: 100, MaxSamples: 1000, MinEpochs: 10}
 	for _, tc := range []struct {
 		memory, maxSamples int
 		want               RENConfig
@@ -212,9 +212,68 @@ func TestRENStretched(t *testing.T) {
 	} {
 		c := base
 		c.Memory, c.MaxSamples = tc.memory, tc.maxSamples
+		tc.want.MinEpochs = 10 // as the patience, not stretched
 		got := c.Stretched()
-		if math.Abs(got.LR-tc.want.LR) > 1e-15 || got.Epochs != tc.want.Epochs || got.MaxSamples != tc.want.MaxSamples || got.Memory != tc.want.Memory {
+		if math.Abs(got.LR-tc.want.LR) > 1e-15 || got.Epochs != tc.want.Epochs || got.MaxSamples != tc.want.MaxSamples || got.Memory != tc.want.Memory || got.MinEpochs != tc.want.MinEpochs {
 			t.Errorf("memory %d: got LR %g, %d epochs, %d samples; want %g, %d, %d", tc.memory, got.LR, got.Epochs, got.MaxSamples, tc.want.LR, tc.want.Epochs, tc.want.MaxSamples)
 		}
+	}
+}
+
+// TestRENMinEpochs: with validation data the sample budget does not end
+// training before MinEpochs epochs (not stretched with the memory), while
+// Epochs still does; without validation data MinEpochs is unused. Budget
+// states the samples the run may simulate: training ends after the epoch
+// that reaches it.
+func TestRENMinEpochs(t *testing.T) {
+	train, val := slowPlant(3, 2), slowPlant(4, 1) // 3000 training samples an epoch
+	for _, tc := range []struct {
+		name                                  string
+		val                                   bool
+		memory, epochs, maxSamples, minEpochs int
+		want, budget                          int
+	}{
+		{"budget ends it", true, 0, 20, 4500, 0, 2, 4500},
+		{"min epochs past the budget", true, 0, 20, 4500, 5, 5, 15000},
+		{"min epochs below the budget", true, 0, 20, 4500, 1, 2, 4500},
+		{"epochs before min epochs", true, 0, 4, 4500, 6, 4, 18000},
+		{"the budget stretched with the memory", true, 2 * RefMemory, 20, 4500, 2, 3, 9000},
+		{"min epochs not stretched", true, 2 * RefMemory, 20, 4500, 4, 4, 12000},
+		{"no validation data", false, 0, 20, 4500, 5, 2, 15000},
+		{"no budget", true, 0, 3, 0, 5, 3, 0},
+	} {
+		cfg := SimulationRENConfig()
+		cfg.Memory, cfg.Epochs, cfg.MaxSamples, cfg.MinEpochs = tc.memory, tc.epochs, tc.maxSamples, tc.minEpochs
+		cfg.Patience, cfg.Window, cfg.Workers = 1000, 0, 1
+		got := 0
+		cfg.Progress = func(int, float64, float64) { got++ }
+		v := val
+		if !tc.val {
+			v = nil
+		}
+		if _, err := TrainREN(train, v, cfg); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: %d epochs, want %d", tc.name, got, tc.want)
+		}
+		if b := cfg.Budget(train); b != tc.budget {
+			t.Errorf("%s: Budget %d, want %d", tc.name, b, tc.budget)
+		}
+	}
+}
+
+// TestRENBudgetWindows: Budget counts an epoch as TrainREN's windows
+// simulate it, burn-in included.
+func TestRENBudgetWindows(t *testing.T) {
+	d := &data.Dataset{Batches: []data.Batch{{U: make([]float64, 5000), Y: make([]float64, 5000)}, {U: make([]float64, 300), Y: make([]float64, 300)}}}
+	cfg := RENConfig{MaxSamples: 1, MinEpochs: 2, Window: 2000, BurnIn: 200}
+	// windows [0, 2000), [1800, 4000), [3800, 5000) and the whole short record
+	if got, want := cfg.Budget(d), 2*(2000+2200+1200+300); got != want {
+		t.Errorf("Budget %d, want %d", got, want)
+	}
+	cfg.Window = 0
+	if got, want := cfg.Budget(d), 2*5300; got != want {
+		t.Errorf("whole records: Budget %d, want %d", got, want)
 	}
 }

@@ -12,18 +12,34 @@ import (
 )
 
 // TestPlanRENSamples: the plan states the RENs' sample budget as their
-// memory stretches it (baselines.MemoryStretch).
+// memory stretches it (baselines.MemoryStretch) and as their fewest epochs
+// raise it on large data (baselines.RENConfig.Budget).
 func TestPlanRENSamples(t *testing.T) {
-	for _, tc := range []struct{ set, measured, want int }{
-		{0, 100, 20_000_000},
-		{0, 2 * baselines.RefMemory, 40_000_000},
-		{4 * baselines.RefMemory, 2 * baselines.RefMemory, 80_000_000}, // the configuration's memory wins
+	// three records of 10 000 samples: 32 400 samples an epoch in windows
+	// of 2000 with 200 of burn-in, so 2000 epochs (MinEpochs) outlast 2·10⁷
+	big := datatest.SlowPlant(1, 3, 10_000, 20, 0)
+	for _, tc := range []struct {
+		set, measured int
+		train         bool
+		want          int
+	}{
+		{0, 100, false, 20_000_000},
+		{0, 2 * baselines.RefMemory, false, 40_000_000},
+		{4 * baselines.RefMemory, 2 * baselines.RefMemory, false, 80_000_000}, // the configuration's memory wins
+		// the long REN (memory 4000, half a record at most LongMemoryCap) has the largest:
+		// 2·10⁷ stretched by 4000/256, above 2000 epochs
+		{0, 100, true, 312_500_000},
+		// the long REN's memory set too: 2000 epochs
+		{baselines.RefMemory, 100, true, 2000 * 32_400},
 	} {
 		ren := baselines.SimulationRENConfig()
 		ren.MaxSamples, ren.Memory = 20_000_000, tc.set
 		s := &searcher{base: trainer.DefaultConfig(), opt: Options{REN: &ren}}
+		if tc.train {
+			s.train = big
+		}
 		if p := s.plan(&Result{Memory: tc.measured}, 1, 1); p.RENSamples != tc.want {
-			t.Errorf("memory set %d, measured %d: plan says %d samples, want %d", tc.set, tc.measured, p.RENSamples, tc.want)
+			t.Errorf("memory set %d, measured %d, training data %v: plan says %d samples, want %d", tc.set, tc.measured, tc.train, p.RENSamples, tc.want)
 		}
 	}
 }

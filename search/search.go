@@ -941,7 +941,7 @@ func (s *searcher) plan(res *Result, n, rungs int) Plan {
 		for _, kind := range renKinds {
 			ren := *s.opt.REN
 			ren.Memory = s.renMemory(kind, res)
-			p.RENSamples = max(p.RENSamples, ren.Stretched().MaxSamples)
+			p.RENSamples = max(p.RENSamples, ren.Budget(s.train))
 		}
 	}
 	per := func(c trainer.Config) int { return c.Iters * (c.Epochs + c.BPTTEpochs) }

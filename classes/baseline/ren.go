@@ -51,6 +51,7 @@ func (c renClass) Fit(ctx context.Context, train, val *data.Dataset, opt classes
 	cfg := baselines.SimulationRENConfig()
 	if opt.Budget == classes.Quick {
 		cfg.Epochs, cfg.Patience, cfg.MaxSamples = renQuickEpochs, 300, renQuickSamples
+		cfg.MinEpochs = 2 * cfg.Patience // as the full budget's: the budget never stops it before twice its patience
 	}
 	cfg.Seed, cfg.Workers, cfg.ValSkip = opt.Seed, opt.Workers, opt.ValSkip
 	if c.States != 0 {
