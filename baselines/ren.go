@@ -140,16 +140,18 @@ func (c RENConfig) Budget(train *data.Dataset) int {
 	if c.MaxSamples <= 0 || train == nil {
 		return max(c.MaxSamples, 0)
 	}
-	epoch := 0
+	// the items TrainREN steps through, as it cuts them (only the lengths count)
+	s := &renSet{}
 	for _, b := range train.Batches {
-		T := len(b.U)
-		if c.Window <= 0 || T <= 2*c.Window {
-			epoch += T
-			continue
-		}
-		for l := 0; l < T; l += c.Window {
-			epoch += min(l+c.Window, T) - max(0, l-c.BurnIn)
-		}
+		s.u = append(s.u, b.U)
+	}
+	items := wholeItems(s, 0)
+	if c.Window > 0 {
+		items = gruItems(s, c.Window, c.BurnIn)
+	}
+	epoch := 0
+	for _, it := range items {
+		epoch += it.to - it.from
 	}
 	return int(min(max(float64(c.MaxSamples), float64(c.MinEpochs)*float64(epoch)), math.MaxInt/2))
 }

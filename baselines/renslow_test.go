@@ -215,7 +215,7 @@ func TestRENStretched(t *testing.T) {
 		tc.want.MinEpochs = 10 // as the patience, not stretched
 		got := c.Stretched()
 		if math.Abs(got.LR-tc.want.LR) > 1e-15 || got.Epochs != tc.want.Epochs || got.MaxSamples != tc.want.MaxSamples || got.Memory != tc.want.Memory || got.MinEpochs != tc.want.MinEpochs {
-			t.Errorf("memory %d: got LR %g, %d epochs, %d samples; want %g, %d, %d", tc.memory, got.LR, got.Epochs, got.MaxSamples, tc.want.LR, tc.want.Epochs, tc.want.MaxSamples)
+			t.Errorf("memory %d: got LR %g, %d epochs, %d samples, %d min epochs; want %g, %d, %d, %d", tc.memory, got.LR, got.Epochs, got.MaxSamples, got.MinEpochs, tc.want.LR, tc.want.Epochs, tc.want.MaxSamples, tc.want.MinEpochs)
 		}
 	}
 }
