@@ -23,6 +23,24 @@ func BenchmarkBatchGrad(b *testing.B) {
 	}
 }
 
+// BenchmarkBatchGradLong is BenchmarkBatchGrad for the shapes of a
+// 250-tap memory (the passive FIR the search chooses for the full-size
+// gearbox and backlash plants), over 8 windows of 500 samples: there the
+// FIRs' history sums outweigh the lift.
+func BenchmarkBatchGradLong(b *testing.B) {
+	for _, tc := range namedShapes(b, 250) {
+		b.Run(tc.name, func(b *testing.B) {
+			m := randomModel(b, tc.s, 1)
+			const W, n = 500, 8
+			us, ys, wins, batch := benchBatch(n, W, 0)
+			for b.Loop() {
+				m.batchGrad(us, ys, wins, batch, 1)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*W), "ns/sample")
+		})
+	}
+}
+
 // namedShape is a shape of Shapes with the name --loop-shape gives it.
 type namedShape struct {
 	name string

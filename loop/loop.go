@@ -8,6 +8,7 @@ import (
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/internal/gru"
 	"github.com/passivenfir/gputrain/model"
+	"gonum.org/v1/gonum/floats"
 )
 
 // ErrShape reports parameters whose dimensions disagree with the structure.
@@ -192,6 +193,26 @@ func (m *Model) taps() taps {
 	return t
 }
 
+// reversed is t's FIR taps in reverse order, branch by branch (B1 branches
+// of T1 taps in g1, B2 of T2 in g2): g(T−1−i) at i. The history sum
+// Σ_{k=1..K} g(k) w(t−k) is then one dot product of two contiguous
+// slices that run the same way, which gonum's floats.Dot computes with
+// several accumulators in assembly, where the loop over k was bound by
+// the latency of one chain of additions (on the wide loop of a 250-tap
+// memory, 56 % of a training step; docs/BENCHMARKS.md, session 44).
+func (t taps) reversed(m *Model) taps {
+	rev := func(g []float64, B, T int) []float64 {
+		out := make([]float64, len(g))
+		for j := 0; j < B; j++ {
+			for i := 0; i < T; i++ {
+				out[j*T+i] = g[j*T+T-1-i]
+			}
+		}
+		return out
+	}
+	return taps{g1: rev(t.g1, m.B1, m.T1), l1: rev(t.l1, 1, len(t.l1)), g2: rev(t.g2, m.B2, m.T2), l2: rev(t.l2, 1, len(t.l2)), sa: t.sa, sb: t.sb}
+}
+
 // NumParams is the number of trained parameters.
 func (m *Model) NumParams() int {
 	return m.Lift.NumParams() + len(m.F1) + len(m.FL1) + len(m.F2) + len(m.FL2) + len(m.SA) + len(m.SB) + len(m.RT)
@@ -273,7 +294,7 @@ type tape struct {
 	a1, a2 []float64
 	r2, d  []float64
 	e      []float64
-	w1, w2 []float64 // T × B: n_j(t)·e(t), n_j(t)·y(t)
+	w1, w2 []float64 // B × T: n_j(t)·e(t), n_j(t)·y(t) at j·T+t, each branch's samples contiguous (nfirSplit)
 	sec    []float64 // T × P1: the sections' states s_k(t−1)
 	hs     []float64 // (T+1) × Rec: the recurrent states h(t−1), from h(−1) = 0
 	gates  []float64 // T × RecCell().Gates()
@@ -329,6 +350,7 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 		hs, gates = make([]float64, 2*m.Rec), make([]float64, cell.Gates())
 	}
 	var rin [2]float64
+	rv := t.reversed(m)
 	for tt := 0; tt < T; tt++ {
 		// features, oldest first
 		x := cur[:sizes[0]]
@@ -384,12 +406,7 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			}
 			W := m.Lift.W[l]
 			for i := 0; i < nOut; i++ {
-				s := m.Lift.B[l][i]
-				row := W[i*nIn : (i+1)*nIn]
-				for k, v := range row {
-					s += v * in[k]
-				}
-				dst[i] = math.Tanh(s)
+				dst[i] = math.Tanh(m.Lift.B[l][i] + floats.Dot(W[i*nIn:(i+1)*nIn], in))
 			}
 			if tp != nil {
 				copy(tp.acts[l+1][tt*nOut:], dst)
@@ -404,7 +421,7 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 		if tp != nil {
 			s1, s2 = tp.s1[tt*B1:(tt+1)*B1], tp.s2[tt*B2:(tt+1)*B2]
 		}
-		a1, r1 := nfirSplit(t.g1, t.l1, m.T1, n1, w1, e, tt, s1)
+		a1, r1 := nfirSplit(rv.g1, rv.l1, m.T1, n1, w1, T, e, tt, s1)
 		for k, v := range sec {
 			a1 += t.sb[k]
 			r1 += t.sa[k] * v
@@ -412,7 +429,7 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 		if tp != nil {
 			copy(tp.sec[tt*m.P1:], sec)
 		}
-		a2, r2 := nfirSplit(t.g2, t.l2, m.T2, n2, w2, y, tt, s2)
+		a2, r2 := nfirSplit(rv.g2, rv.l2, m.T2, n2, w2, T, y, tt, s2)
 		d := 1 + a1*a2
 		yt := (a1*(u[tt]-r2) + r1) / d
 		et := u[tt] - a2*yt - r2
@@ -421,10 +438,10 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			sec[k] = t.sa[k]*v + t.sb[k]*et
 		}
 		for j := 0; j < B1; j++ {
-			w1[tt*B1+j] = n1[j] * et
+			w1[j*T+tt] = n1[j] * et
 		}
 		for j := 0; j < B2; j++ {
-			w2[tt*B2+j] = n2[j] * yt
+			w2[j*T+tt] = n2[j] * yt
 		}
 		if tp != nil {
 			tp.a1[tt], tp.a2[tt], tp.r2[tt], tp.d[tt] = a1, a2, r2, d
@@ -433,55 +450,57 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 }
 
 // nfirSplit splits one NFIR's output at sample t into a·x(t) + r: with
-// gains n, branch taps g (len(n) branches of T taps), linear taps l, the
-// branch inputs w (n_j·x, samples × len(n)) and the input x known before
-// t, it returns a = Σ_j n_j(t)² g_j(0) + l(0) and r, the sum of every term
-// of an earlier sample. s, when not nil, receives the branches' sums
+// gains n, branch taps g reversed (taps.reversed: len(n) branches of T
+// taps), linear taps l reversed, the branch inputs w (n_j·x, len(n)
+// branches of N samples, branch-major) and the input x known before t, it
+// returns a = Σ_j n_j(t)² g_j(0) + l(0) and r, the sum of every term of an
+// earlier sample. s, when not nil, receives the branches' sums
 // Σ_{k≥1} g_j(k) w_j(t−k) for the adjoint.
-func nfirSplit(g, l []float64, T int, n, w, x []float64, t int, s []float64) (a, r float64) {
-	B := len(n)
-	for j := 0; j < B; j++ {
+func nfirSplit(g, l []float64, T int, n, w []float64, N int, x []float64, t int, s []float64) (a, r float64) {
+	K := min(T-1, t) // the earlier samples each branch sees
+	for j := range n {
 		gj := g[j*T : (j+1)*T]
 		sum := 0.0
-		for k := 1; k < T && k <= t; k++ {
-			sum += gj[k] * w[(t-k)*B+j]
+		if K > 0 {
+			sum = floats.Dot(gj[T-1-K:T-1], w[j*N+t-K:j*N+t])
 		}
 		if s != nil {
 			s[j] = sum
 		}
-		a += n[j] * n[j] * gj[0]
+		a += n[j] * n[j] * gj[T-1]
 		r += n[j] * sum
 	}
-	if len(l) > 0 {
-		a += l[0]
-		for k := 1; k < len(l) && k <= t; k++ {
-			r += l[k] * x[t-k]
+	if L := len(l); L > 0 {
+		a += l[L-1]
+		if K := min(L-1, t); K > 0 {
+			r += floats.Dot(l[L-1-K:L-1], x[t-K:t])
 		}
 	}
 	return a, r
 }
 
-// nfirSplitAdjoint is the adjoint of nfirSplit: given the adjoints ab and
-// rb of its results at sample t, it adds to those of the gains (nb), the
-// branch and linear taps (gb, lb), the branch inputs (wb) and the input
-// (xb) at earlier samples.
-func nfirSplitAdjoint(g, l []float64, T int, n, w, x []float64, t int, s []float64, ab, rb float64, nb, gb, lb, wb, xb []float64) {
-	B := len(n)
-	for j := 0; j < B; j++ {
+// nfirSplitAdjoint is the adjoint of nfirSplit (its taps reversed, and so
+// the taps' adjoints gb and lb): given the adjoints ab and rb of its
+// results at sample t, it adds to those of the gains (nb), the branch and
+// linear taps (gb, lb), the branch inputs (wb, branch-major as w) and the
+// input (xb) at earlier samples.
+func nfirSplitAdjoint(g, l []float64, T int, n, w []float64, N int, x []float64, t int, s []float64, ab, rb float64, nb, gb, lb, wb, xb []float64) {
+	K := min(T-1, t)
+	for j := range n {
 		gj, gbj := g[j*T:(j+1)*T], gb[j*T:(j+1)*T]
-		nb[j] += ab*2*n[j]*gj[0] + rb*s[j]
-		gbj[0] += ab * n[j] * n[j]
-		sb := rb * n[j]
-		for k := 1; k < T && k <= t; k++ {
-			gbj[k] += sb * w[(t-k)*B+j]
-			wb[(t-k)*B+j] += sb * gj[k]
+		nb[j] += ab*2*n[j]*gj[T-1] + rb*s[j]
+		gbj[T-1] += ab * n[j] * n[j]
+		if K > 0 {
+			sb := rb * n[j]
+			floats.AddScaled(gbj[T-1-K:T-1], sb, w[j*N+t-K:j*N+t])
+			floats.AddScaled(wb[j*N+t-K:j*N+t], sb, gj[T-1-K:T-1])
 		}
 	}
-	if len(l) > 0 {
-		lb[0] += ab
-		for k := 1; k < len(l) && k <= t; k++ {
-			lb[k] += rb * x[t-k]
-			xb[t-k] += rb * l[k]
+	if L := len(l); L > 0 {
+		lb[L-1] += ab
+		if K := min(L-1, t); K > 0 {
+			floats.AddScaled(lb[L-1-K:L-1], rb, x[t-K:t])
+			floats.AddScaled(xb[t-K:t], rb, l[L-1-K:L-1])
 		}
 	}
 }
@@ -539,6 +558,10 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 		offB[l] = o
 		o += sizes[l+1]
 	}
+	// the taps and their adjoints in reverse order (taps.reversed), added
+	// to gr's once the record is done
+	rv := t.reversed(m)
+	rb := taps{g1: make([]float64, len(rv.g1)), l1: make([]float64, len(rv.l1)), g2: make([]float64, len(rv.g2)), l2: make([]float64, len(rv.l2))}
 	for tt := T - 1; tt >= 0; tt-- {
 		n := tp.acts[L][tt*(B1+B2) : (tt+1)*(B1+B2)]
 		n1, n2 := n[:B1], n[B1:]
@@ -548,12 +571,12 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 		et, yt := tp.e[tt], y[tt]
 		// w1 = n1·e, w2 = n2·y
 		for j := 0; j < B1; j++ {
-			eb[tt] += w1b[tt*B1+j] * n1[j]
-			nb[j] += w1b[tt*B1+j] * et
+			eb[tt] += w1b[j*T+tt] * n1[j]
+			nb[j] += w1b[j*T+tt] * et
 		}
 		for j := 0; j < B2; j++ {
-			yb[tt] += w2b[tt*B2+j] * n2[j]
-			nb[B1+j] += w2b[tt*B2+j] * yt
+			yb[tt] += w2b[j*T+tt] * n2[j]
+			nb[B1+j] += w2b[j*T+tt] * yt
 		}
 		// s_k(t) = a_k s_k(t−1) + b_k e(t); secb becomes s_k(t−1)'s
 		sprev := tp.sec[tt*m.P1 : (tt+1)*m.P1]
@@ -581,8 +604,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			gr.sa[k] += r1b * sprev[k]
 			secb[k] += r1b * t.sa[k]
 		}
-		nfirSplitAdjoint(t.g1, t.l1, m.T1, n1, tp.w1, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], gr.g1, gr.l1, w1b, eb)
-		nfirSplitAdjoint(t.g2, t.l2, m.T2, n2, tp.w2, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], gr.g2, gr.l2, w2b, yb)
+		nfirSplitAdjoint(rv.g1, rv.l1, m.T1, n1, tp.w1, T, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], rb.g1, rb.l1, w1b, eb)
+		nfirSplitAdjoint(rv.g2, rv.l2, m.T2, n2, tp.w2, T, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], rb.g2, rb.l2, w2b, yb)
 		// the lifting network: n = MLP(x)
 		dout := gcur[:sizes[L]]
 		copy(dout, nb)
@@ -602,11 +625,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 				}
 				gr.lift[offB[l]+i] += pre
 				row := W[i*nIn : (i+1)*nIn]
-				gw := gr.lift[offW[l]+i*nIn : offW[l]+(i+1)*nIn]
-				for k := range row {
-					gw[k] += pre * in[k]
-					din[k] += pre * row[k]
-				}
+				floats.AddScaled(gr.lift[offW[l]+i*nIn:offW[l]+(i+1)*nIn], pre, in)
+				floats.AddScaled(din, pre, row)
 			}
 			dout = din
 			gcur, gnxt = gnxt, gcur
@@ -642,6 +662,10 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			}
 			hb, hpb = hpb, hb
 		}
+	}
+	back := rb.reversed(m) // reversing twice is the identity
+	for _, pair := range [][2][]float64{{gr.g1, back.g1}, {gr.l1, back.l1}, {gr.g2, back.g2}, {gr.l2, back.l2}} {
+		floats.Add(pair[0], pair[1])
 	}
 }
 
