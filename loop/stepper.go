@@ -88,16 +88,18 @@ func (m *Model) FIRTaps() FIRTaps {
 // signal at rest before the first Step) with its memory held inside. Step
 // neither allocates nor reads anything but the Stepper.
 //
-// Each sample is the forward pass of Simulate for that sample, sums in the
-// same order: the gains n(t) from the lifting network on u'(t−R1+1..t) and
+// Each sample is the forward pass of Simulate for that sample: the gains n(t) from the lifting network on u'(t−R1+1..t) and
 // y'(t−R2..t−1); each NFIR split into a·x(t) + r, where r holds every term
 // of an earlier sample (the branch inputs w_j = n_j·x are stored, since
 // n_j(t−k) multiplies x(t−k) inside the convolution); then the algebraic
 // loop y' = a1 (u' − z) + r1, z = a2 y' + r2 solved in closed form,
 // y'(t) = (a1 (u'(t) − r2) + r1)/(1 + a1 a2), which is well posed because
 // a1, a2 ≥ 0. H1's sections add their gains b_k to a1 and a_k s_k(t−1) to
-// r1, after the FIRs' terms, and hold their states s_k. So on a machine that does not fuse multiply-adds a Stepper's
-// output is bit for bit Simulate's.
+// r1, after the FIRs' terms, and hold their states s_k. A Stepper sums each
+// history term by term, oldest lag last, while Simulate takes it as one dot
+// product over several accumulators (gonum's floats.Dot, for speed in
+// training), so the two agree to rounding: within 1e-13 of the output's
+// scale on the test loops (TestStepperMatchesSimulate), not bit for bit.
 //
 // A Stepper copies the parameters it needs when it is made; it is not safe
 // for concurrent use.
