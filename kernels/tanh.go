@@ -48,6 +48,25 @@ func tanhTo(dst, x []float64) {
 	}
 }
 
+// TanhExact sets dst[i] = math.Tanh(x[i]), bit for bit: four lanes at a
+// time with AVX2 and FMA where the vector kernel reproduces math.Tanh on the
+// probes (exactTanh), one at a time otherwise; dst may equal x. It is for
+// code outside the graph whose outputs must not depend on the machine (the
+// loops of package loop, whose Stepper and C export evaluate tanh one value
+// at a time), where tanhTo's fast path would move them by a few ulp.
+func TanhExact(dst, x []float64) {
+	n := len(x)
+	dst = dst[:n]
+	i := 0
+	if exactTanh && n >= 4 {
+		tanh4FMA(&dst[0], &x[0], n/4)
+		i = n &^ 3
+	}
+	for ; i < n; i++ {
+		dst[i] = math.Tanh(x[i])
+	}
+}
+
 // tanhProbes covers both branches of math.Tanh, their boundaries, the
 // saturation, signed zeros, infinities, NaN and subnormals.
 func tanhProbes() []float64 {

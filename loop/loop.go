@@ -7,6 +7,7 @@ import (
 
 	"github.com/passivenfir/gputrain/convex"
 	"github.com/passivenfir/gputrain/internal/gru"
+	"github.com/passivenfir/gputrain/kernels"
 	"github.com/passivenfir/gputrain/model"
 	"gonum.org/v1/gonum/floats"
 )
@@ -406,8 +407,9 @@ func (m *Model) forward(t taps, u, y []float64, tp *tape) {
 			}
 			W := m.Lift.W[l]
 			for i := 0; i < nOut; i++ {
-				dst[i] = math.Tanh(m.Lift.B[l][i] + floats.Dot(W[i*nIn:(i+1)*nIn], in))
+				dst[i] = m.Lift.B[l][i] + floats.Dot(W[i*nIn:(i+1)*nIn], in)
 			}
+			kernels.TanhExact(dst, dst) // math.Tanh, as the Stepper and the C export take it
 			if tp != nil {
 				copy(tp.acts[l+1][tt*nOut:], dst)
 			}
