@@ -8,31 +8,23 @@ import (
 // time, over 8 windows of 600 samples on one goroutine, for each shape of
 // a 64-tap memory: what a sample of training costs, and so what the
 // recurrent lift adds to it (ns/op over 4800 samples).
-func BenchmarkBatchGrad(b *testing.B) {
-	for _, tc := range namedShapes(b, 64) {
-		b.Run(tc.name, func(b *testing.B) {
-			m := randomModel(b, tc.s, 1)
-			const W, n = 600, 8
-			us, ys, wins, batch := benchBatch(n, W, 100)
-			b.ReportAllocs()
-			for b.Loop() {
-				m.batchGrad(us, ys, wins, batch, 1)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*W), "ns/sample")
-		})
-	}
-}
+func BenchmarkBatchGrad(b *testing.B) { benchShapes(b, 64, 600, 100) }
 
 // BenchmarkBatchGradLong is BenchmarkBatchGrad for the shapes of a
 // 250-tap memory (the passive FIR the search chooses for the full-size
 // gearbox and backlash plants), over 8 windows of 500 samples: there the
 // FIRs' history sums outweigh the lift.
-func BenchmarkBatchGradLong(b *testing.B) {
-	for _, tc := range namedShapes(b, 250) {
+func BenchmarkBatchGradLong(b *testing.B) { benchShapes(b, 250, 500, 0) }
+
+// benchShapes runs batchGrad on one goroutine for each shape of an L-tap
+// memory, over 8 windows of W samples, the first skip of each not scored.
+func benchShapes(b *testing.B, L, W, skip int) {
+	for _, tc := range namedShapes(b, L) {
 		b.Run(tc.name, func(b *testing.B) {
 			m := randomModel(b, tc.s, 1)
-			const W, n = 500, 8
-			us, ys, wins, batch := benchBatch(n, W, 0)
+			const n = 8
+			us, ys, wins, batch := benchBatch(n, W, skip)
+			b.ReportAllocs()
 			for b.Loop() {
 				m.batchGrad(us, ys, wins, batch, 1)
 			}
