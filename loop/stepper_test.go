@@ -9,8 +9,8 @@ import (
 
 // stepperStructures cover what Step handles apart: both NFIRs with
 // branches and linear FIRs, no H2 branches, no linear FIR in either, a
-// network that sees only u or only y, one tap, windows wider than the taps
-// and no hidden layer.
+// network that sees only u or only y, one tap, windows wider than the taps,
+// no hidden layer, and the long histories of the search's shapes.
 var stepperStructures = []struct {
 	name string
 	s    Structure
@@ -27,6 +27,11 @@ var stepperStructures = []struct {
 	{"only slow states seen", Structure{Hidden: []int{3}, B1: 1, T1: 2, L1: 3, B2: 1, T2: 2, S: 1}},
 	{"recurrent lift", Structure{R1: 2, R2: 1, Hidden: []int{4}, B1: 2, T1: 6, L1: 9, B2: 2, T2: 4, L2: 3, S: 1, Rec: 3}},
 	{"only the recurrent state seen", Structure{Hidden: []int{3}, B1: 1, T1: 2, L1: 3, B2: 1, T2: 2, Rec: 2}},
+	// the search's shapes, whose histories Simulate sums with gonum's
+	// assembly dot products (eight lanes and more), against Step's sums
+	// term by term: 250 taps outlast most of a 400-sample record
+	{"search shape, 64 taps, recurrent", WithRec(Wide(64))},
+	{"search shape, 250 taps", Sized(250)},
 }
 
 // TestStepperMatchesSimulate compares Step with Simulate on seeded random
