@@ -563,7 +563,7 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 	// the taps and their adjoints in reverse order (taps.reversed), added
 	// to gr's once the record is done
 	rv := t.reversed(m)
-	rb := taps{g1: make([]float64, len(rv.g1)), l1: make([]float64, len(rv.l1)), g2: make([]float64, len(rv.g2)), l2: make([]float64, len(rv.l2))}
+	adj := taps{g1: make([]float64, len(rv.g1)), l1: make([]float64, len(rv.l1)), g2: make([]float64, len(rv.g2)), l2: make([]float64, len(rv.l2))}
 	for tt := T - 1; tt >= 0; tt-- {
 		n := tp.acts[L][tt*(B1+B2) : (tt+1)*(B1+B2)]
 		n1, n2 := n[:B1], n[B1:]
@@ -606,8 +606,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			gr.sa[k] += r1b * sprev[k]
 			secb[k] += r1b * t.sa[k]
 		}
-		nfirSplitAdjoint(rv.g1, rv.l1, m.T1, n1, tp.w1, T, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], rb.g1, rb.l1, w1b, eb)
-		nfirSplitAdjoint(rv.g2, rv.l2, m.T2, n2, tp.w2, T, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], rb.g2, rb.l2, w2b, yb)
+		nfirSplitAdjoint(rv.g1, rv.l1, m.T1, n1, tp.w1, T, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], adj.g1, adj.l1, w1b, eb)
+		nfirSplitAdjoint(rv.g2, rv.l2, m.T2, n2, tp.w2, T, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], adj.g2, adj.l2, w2b, yb)
 		// the lifting network: n = MLP(x)
 		dout := gcur[:sizes[L]]
 		copy(dout, nb)
@@ -665,7 +665,7 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			hb, hpb = hpb, hb
 		}
 	}
-	back := rb.reversed(m) // reversing twice is the identity
+	back := adj.reversed(m) // reversing twice is the identity
 	for _, pair := range [][2][]float64{{gr.g1, back.g1}, {gr.l1, back.l1}, {gr.g2, back.g2}, {gr.l2, back.l2}} {
 		floats.Add(pair[0], pair[1])
 	}

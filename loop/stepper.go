@@ -88,8 +88,9 @@ func (m *Model) FIRTaps() FIRTaps {
 // signal at rest before the first Step) with its memory held inside. Step
 // neither allocates nor reads anything but the Stepper.
 //
-// Each sample is the forward pass of Simulate for that sample: the gains n(t) from the lifting network on u'(t−R1+1..t) and
-// y'(t−R2..t−1); each NFIR split into a·x(t) + r, where r holds every term
+// Each sample is the forward pass of Simulate for that sample: the gains
+// n(t) from the lifting network on u'(t−R1+1..t) and y'(t−R2..t−1); each
+// NFIR split into a·x(t) + r, where r holds every term
 // of an earlier sample (the branch inputs w_j = n_j·x are stored, since
 // n_j(t−k) multiplies x(t−k) inside the convolution); then the algebraic
 // loop y' = a1 (u' − z) + r1, z = a2 y' + r2 solved in closed form,
