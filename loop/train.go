@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -205,6 +207,57 @@ func Runs(L int, seed uint64, skip int) []Run {
 	return rs
 }
 
+// Priority is the order in which runs (those of Runs) train where a time
+// limit cuts their training, given as indexes into runs: pass by pass
+// (Run.Skip 0 first), the runs with a recurrent lift (Structure.Rec > 0)
+// first, shape by shape over their seeds, then the others in their order.
+// Under a limit the first runs get the most time (the share rule of the
+// search's loops), and the recurrent shapes need it most: their
+// validation Fit still climbs after 30–40 s of training on the full-size
+// zoo cases, where the other shapes level off within about 10 s and end by
+// patience; a sized loop with a recurrent lift was the best loop of all
+// four full-size cases measured (docs/BENCHMARKS.md, session 45). The
+// order of Runs stays that of the results and of the choice, so a search
+// the limit does not cut trains and chooses as before.
+func Priority(runs []Run) []int {
+	rank := func(r Run) (pass, group, shape int) {
+		if r.Skip > 0 {
+			pass = 1
+		}
+		if r.Structure.Rec == 0 {
+			return pass, 1, 0
+		}
+		return pass, 0, shapeIndex(r.Structure)
+	}
+	idx := make([]int, len(runs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, ga, sa := rank(runs[idx[a]])
+		pb, gb, sb := rank(runs[idx[b]])
+		if pa != pb {
+			return pa < pb
+		}
+		if ga != gb {
+			return ga < gb
+		}
+		return sa < sb
+	})
+	return idx
+}
+
+// shapeIndex is where a structure's shape stands in Shapes (by its lift and
+// branches, whatever its memory), len(Shapes) for a shape not there.
+func shapeIndex(st Structure) int {
+	for k, sh := range Shapes(st.L1) {
+		if sh.R1 == st.R1 && sh.R2 == st.R2 && slices.Equal(sh.Hidden, st.Hidden) && sh.B1 == st.B1 && sh.B2 == st.B2 && sh.S == st.S && sh.Rec == st.Rec {
+			return k
+		}
+	}
+	return len(Shapes(st.L1))
+}
+
 // SkipShare bounds where AutoSkip offers a skip: only where the samples it
 // leaves out are at least 1/SkipShare of the training samples.
 const SkipShare = 32
@@ -300,7 +353,61 @@ type window struct {
 // continuing a trained loop (Config.Start) on all the data once validation
 // has done its work. When ctx is cancelled it returns the best model so far
 // (without validation: the last) with ctx.Err().
+//
+// Train is a Session run to its end.
 func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, error) {
+	s, err := NewSession(cfg, train, val)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Run(ctx, time.Time{}); err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	return s.Result(), ctx.Err()
+}
+
+// A Session is the training of one loop (Train) that can pause between
+// epochs and resume where it stopped, with its optimizer's moments, its
+// learning-rate schedule, its random stream and its early-stopping state:
+// run in pieces, it trains exactly as in one piece. That is what a
+// scheduler that interleaves loops needs, successive halving among them: a
+// loop paused after a first share and resumed among the best is the loop
+// trained for the sum of its shares, where restarting it from its best
+// parameters (Config.Start, a fresh optimizer at the full learning rate)
+// undoes the settled state (docs/BENCHMARKS.md, session 44). Halving the
+// search's loops by their Fit after a first share was tried on it and not
+// kept: the recurrent loops that end best rank low after a few seconds
+// (docs/BENCHMARKS.md, session 45).
+//
+// A Session is not safe for concurrent use.
+type Session struct {
+	cfg       Config
+	val       *data.Dataset
+	m         *Model
+	us, ys    [][]float64
+	wins      []window
+	workers   int
+	res       Result // Epochs, Cut, Pole; Model and ValFit are Result's
+	theta     []float64
+	bs        *basis
+	full, gc  []float64
+	best      []float64
+	bestFit   float64
+	since     int // epochs without a better validation Fit
+	opt       *optim.Adam
+	order     []int
+	simulated int
+	sched     *schedule
+	rng       *rand.Rand
+	ep        int           // the next epoch
+	trained   time.Duration // time spent in Run before the current call
+	runStart  time.Time
+	ended     bool
+}
+
+// NewSession prepares the training of Train: it checks cfg and the data,
+// initializes the loop and scores it on val, and trains nothing yet.
+func NewSession(cfg Config, train, val *data.Dataset) (*Session, error) {
 	if cfg.Start != nil {
 		if len(cfg.InitLinear) > 0 {
 			return nil, fmt.Errorf("%w: both a starting loop and initial linear taps", ErrConfig)
@@ -329,8 +436,9 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 	if m.SU == 0 || m.SY == 0 {
 		return nil, fmt.Errorf("%w: the training input or output is zero", ErrConfig)
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b))
-	m.init(rng) // also with Start: the random stream then stays the same
+	s := &Session{cfg: cfg, val: val, m: m}
+	s.rng = rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x100b))
+	m.init(s.rng) // also with Start: the random stream then stays the same
 	if st := cfg.Start; st != nil {
 		if err := m.SetFlat(st.Flatten()); err != nil {
 			return nil, fmt.Errorf("%w: the starting loop: %w", ErrConfig, err)
@@ -352,34 +460,30 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 			}
 		}
 	}
-	var us, ys [][]float64
-	var wins []window
 	burn := max(cfg.BurnIn, cfg.Structure.Memory(), cfg.Structure.sectionBurnIn())
 	for r, b := range train.Batches {
 		u, y := make([]float64, b.Len()), make([]float64, b.Len())
 		for i := range u {
 			u[i], y[i] = b.U[i]/m.SU, b.Y[i]/m.SY
 		}
-		us, ys = append(us, u), append(ys, y)
+		s.us, s.ys = append(s.us, u), append(s.ys, y)
 		if b.Len() <= cfg.Skip {
 			return nil, fmt.Errorf("%w: training record %d has %d samples, not more than skip %d", ErrConfig, r, b.Len(), cfg.Skip)
 		}
 		if b.Len() <= cfg.Window+burn+cfg.Skip {
-			wins = append(wins, window{rec: r, lo: 0, hi: b.Len(), skip: cfg.Skip})
+			s.wins = append(s.wins, window{rec: r, lo: 0, hi: b.Len(), skip: cfg.Skip})
 			continue
 		}
-		for s := cfg.Skip; s < b.Len(); s += cfg.Window {
-			lo := max(0, s-max(burn, cfg.Skip))
-			wins = append(wins, window{rec: r, lo: lo, hi: min(b.Len(), s+cfg.Window), skip: s - lo})
+		for t := cfg.Skip; t < b.Len(); t += cfg.Window {
+			lo := max(0, t-max(burn, cfg.Skip))
+			s.wins = append(s.wins, window{rec: r, lo: lo, hi: min(b.Len(), t+cfg.Window), skip: t - lo})
 		}
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	s.workers = cfg.Workers
+	if s.workers <= 0 {
+		s.workers = runtime.GOMAXPROCS(0)
 	}
-	res := &Result{}
-	theta := m.Flatten() // what Adam steps: the model's parameters, or their basis coefficients
-	var bs *basis
+	s.theta = m.Flatten() // what Adam steps: the model's parameters, or their basis coefficients
 	if cfg.Basis > 0 {
 		start := m.FL1
 		if len(cfg.InitLinear) == 0 {
@@ -391,133 +495,191 @@ func Train(ctx context.Context, cfg Config, train, val *data.Dataset) (*Result, 
 			}
 		}
 		if len(start) > cfg.Basis {
-			if res.Pole, _, err = ChoosePole(start, cfg.Basis); err != nil {
+			if s.res.Pole, _, err = ChoosePole(start, cfg.Basis); err != nil {
 				return nil, err
 			}
 		}
-		if bs, err = newBasis(m, cfg.Basis, res.Pole); err != nil {
+		if s.bs, err = newBasis(m, cfg.Basis, s.res.Pole); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
-		theta = make([]float64, bs.reduced)
-		bs.project(m.Flatten(), theta)
+		s.theta = make([]float64, s.bs.reduced)
+		s.bs.project(m.Flatten(), s.theta)
+		s.gc = make([]float64, s.bs.reduced)
 	}
-	// set gives the model the parameters of Adam's vector (expanded into
-	// full with a basis)
-	var full []float64
-	set := func(theta []float64) error {
-		if bs == nil {
-			return m.SetFlat(theta)
-		}
-		if full == nil {
-			full = make([]float64, bs.full)
-		}
-		bs.expand(theta, full)
-		return m.SetFlat(full)
-	}
-	if err := set(theta); err != nil {
+	if err := s.set(s.theta); err != nil {
 		return nil, err
 	}
-	best := m.Flatten()
-	bestFit, since := math.Inf(-1), 0
+	s.best = m.Flatten()
+	s.bestFit = math.Inf(-1)
 	if val == nil {
-		bestFit = math.NaN()
+		s.bestFit = math.NaN()
 	} else if f, err := valFit(m, val, cfg.ValSkip); err == nil {
-		bestFit = f
+		s.bestFit = f
 	}
-	opt := optim.NewAdam(len(theta))
+	s.opt = optim.NewAdam(len(s.theta))
 	// An epoch is at least minSteps Adam steps, passing over the windows
 	// as often as that takes: with few windows (one record) an epoch of one
 	// step would let the patience run out after a few dozen steps.
-	perPass := (len(wins) + cfg.Batch - 1) / cfg.Batch
+	perPass := (len(s.wins) + cfg.Batch - 1) / cfg.Batch
 	passes := (minSteps + perPass - 1) / perPass
-	order := make([]int, 0, passes*len(wins))
+	s.order = make([]int, 0, passes*len(s.wins))
 	for range passes {
-		for i := range wins {
-			order = append(order, i)
+		for i := range s.wins {
+			s.order = append(s.order, i)
 		}
 	}
-	simulated := 0
-	sched := newSchedule(cfg, wins, order)
-	var gc []float64
-	if bs != nil {
-		gc = make([]float64, bs.reduced)
+	s.sched = newSchedule(cfg, s.wins, s.order)
+	return s, nil
+}
+
+// set gives the model the parameters of Adam's vector (expanded into the
+// full vector with a basis).
+func (s *Session) set(theta []float64) error {
+	if s.bs == nil {
+		return s.m.SetFlat(theta)
 	}
-	var runErr error
-	t0 := time.Now()
-epochs:
-	for ep := 0; ep < cfg.Epochs; ep++ {
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		sse, rows := 0.0, 0
-		for lo := 0; lo < len(order); lo += cfg.Batch {
-			if err := ctx.Err(); err != nil {
-				runErr = err
-				break epochs
-			}
-			if !cfg.Deadline.IsZero() && time.Now().After(cfg.Deadline) {
-				res.Cut = true
-				break epochs
-			}
-			batch := order[lo:min(lo+cfg.Batch, len(order))]
-			g, l, n := m.batchGrad(us, ys, wins, batch, workers)
-			if bs != nil {
-				bs.project(g, gc) // the chain rule through expand: Qᵀ of the factors' gradient
-				g = gc
-			}
-			sse += l
-			rows += n
-			for _, i := range batch {
-				simulated += wins[i].hi - wins[i].lo
-			}
-			optim.ClipNorm(g, cfg.Clip)
-			opt.Step(theta, g, sched.at(ep), 0)
-			if err := set(theta); err != nil {
-				return nil, err
-			}
+	if s.full == nil {
+		s.full = make([]float64, s.bs.full)
+	}
+	s.bs.expand(theta, s.full)
+	return s.m.SetFlat(s.full)
+}
+
+// Run trains until the training ends (Config.Epochs, Patience, MaxSamples
+// or Deadline, a non-finite loss, or ctx cancelled) or, when pause is not
+// zero, until the end of the first epoch at or after pause: at least one
+// epoch, so that a pause already past runs exactly one. It reports
+// whether the training has ended; an ended session runs no further. The
+// error is ctx's, or one of the validation data.
+func (s *Session) Run(ctx context.Context, pause time.Time) (ended bool, err error) {
+	s.runStart = time.Now()
+	defer func() { s.trained += time.Since(s.runStart) }()
+	for !s.ended {
+		if err := s.epoch(ctx); err != nil {
+			s.ended = true
+			return true, err
 		}
-		res.Epochs = ep + 1
-		if math.IsNaN(sse) {
-			break // the parameters of the last epoch that was finite are kept
+		if s.ep >= s.cfg.Epochs {
+			s.ended = true
 		}
-		f := math.NaN()
-		if val != nil {
-			if f, err = valFit(m, val, cfg.ValSkip); err != nil {
-				return nil, err
-			}
-		}
-		if cfg.Progress != nil {
-			cfg.Progress(ep, sse/float64(max(rows, 1)), f)
-		}
-		switch {
-		case val == nil:
-			best = m.Flatten()
-		case f > bestFit:
-			bestFit, since = f, 0
-			best = m.Flatten()
-		default:
-			if since++; cfg.Patience > 0 && since >= cfg.Patience {
-				break epochs
-			}
-		}
-		if cfg.MaxSamples > 0 && simulated >= cfg.MaxSamples {
-			break
-		}
-		if !cfg.Deadline.IsZero() {
-			done := ep + 1
-			per := time.Since(t0) / time.Duration(done)
-			room := int(time.Until(cfg.Deadline) / max(per, time.Nanosecond))
-			if done+room < sched.planned {
-				sched.planned, res.Cut = max(done+room, 1), true
-			}
-			if room < 1 {
-				break
-			}
+		if !s.ended && !pause.IsZero() && !time.Now().Before(pause) {
+			return false, nil
 		}
 	}
-	if err := m.SetFlat(best); err != nil {
-		return nil, err
+	return true, nil
+}
+
+// Elapsed is the time spent training so far, in all calls to Run.
+func (s *Session) Elapsed() time.Duration { return s.trained }
+
+// Epochs is the number of epochs run so far.
+func (s *Session) Epochs() int { return s.ep }
+
+// Fit is the best validation Fit so far (NaN without validation data).
+func (s *Session) Fit() float64 { return s.bestFit }
+
+// Ended reports whether the training has ended.
+func (s *Session) Ended() bool { return s.ended }
+
+// Result is the loop with the best validation Fit so far (without
+// validation data: the last parameters), a model of its own.
+func (s *Session) Result() *Result {
+	m, err := New(s.m.Structure)
+	if err != nil {
+		panic(err) // the structure was checked by NewSession
 	}
-	res.Model, res.ValFit = m, bestFit
-	return res, runErr
+	if err := m.SetFlat(s.best); err != nil {
+		panic(err)
+	}
+	m.SU, m.SY = s.m.SU, s.m.SY
+	r := s.res
+	r.Model, r.ValFit = m, s.bestFit
+	return &r
+}
+
+// epoch runs epoch s.ep, ending the training where it should.
+func (s *Session) epoch(ctx context.Context) error {
+	cfg := &s.cfg
+	ep := s.ep
+	s.rng.Shuffle(len(s.order), func(i, j int) { s.order[i], s.order[j] = s.order[j], s.order[i] })
+	sse, rows := 0.0, 0
+	for lo := 0; lo < len(s.order); lo += cfg.Batch {
+		if err := ctx.Err(); err != nil {
+			s.ended = true
+			return err
+		}
+		if !cfg.Deadline.IsZero() && time.Now().After(cfg.Deadline) {
+			s.res.Cut, s.ended = true, true
+			return nil
+		}
+		batch := s.order[lo:min(lo+cfg.Batch, len(s.order))]
+		g, l, n := s.m.batchGrad(s.us, s.ys, s.wins, batch, s.workers)
+		if s.bs != nil {
+			s.bs.project(g, s.gc) // the chain rule through expand: Qᵀ of the factors' gradient
+			g = s.gc
+		}
+		sse += l
+		rows += n
+		for _, i := range batch {
+			s.simulated += s.wins[i].hi - s.wins[i].lo
+		}
+		optim.ClipNorm(g, cfg.Clip)
+		s.opt.Step(s.theta, g, s.sched.at(ep), 0)
+		if err := s.set(s.theta); err != nil {
+			return err
+		}
+	}
+	s.ep++
+	s.res.Epochs = s.ep
+	if math.IsNaN(sse) {
+		s.ended = true // the parameters of the last epoch that was finite are kept
+		return nil
+	}
+	f := math.NaN()
+	if s.val != nil {
+		var err error
+		if f, err = valFit(s.m, s.val, cfg.ValSkip); err != nil {
+			return err
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(ep, sse/float64(max(rows, 1)), f)
+	}
+	switch {
+	case s.val == nil:
+		s.best = s.m.Flatten()
+	case f > s.bestFit:
+		s.bestFit, s.since = f, 0
+		s.best = s.m.Flatten()
+	default:
+		if s.since++; cfg.Patience > 0 && s.since >= cfg.Patience {
+			s.ended = true
+			return nil
+		}
+	}
+	if cfg.MaxSamples > 0 && s.simulated >= cfg.MaxSamples {
+		s.ended = true
+		return nil
+	}
+	if !cfg.Deadline.IsZero() {
+		s.plan()
+	}
+	return nil
+}
+
+// plan cuts the planned epochs to those the mean time of an epoch so far
+// leaves room for before Config.Deadline, ending the training where not
+// one more fits.
+func (s *Session) plan() {
+	done := s.ep
+	per := (s.trained + time.Since(s.runStart)) / time.Duration(done)
+	room := int(time.Until(s.cfg.Deadline) / max(per, time.Nanosecond))
+	if done+room < s.sched.planned {
+		s.sched.planned, s.res.Cut = max(done+room, 1), true
+	}
+	if room < 1 {
+		s.ended = true
+	}
 }
 
 // schedule is the learning rate of each epoch: LR falling by LRDecay along

@@ -275,6 +275,57 @@ func TestRuns(t *testing.T) {
 	}
 }
 
+// TestPriority: the training order under a time limit is a permutation of
+// the runs that keeps the passes apart, puts the recurrent runs of a pass
+// first, grouped by shape in the order of Shapes, seeds rising within a
+// shape, and keeps the other runs in their order.
+func TestPriority(t *testing.T) {
+	for _, skip := range []int{0, 30} {
+		rs := Runs(64, 7, skip)
+		order := Priority(rs)
+		if len(order) != len(rs) {
+			t.Fatalf("skip %d: %d indexes for %d runs", skip, len(order), len(rs))
+		}
+		seen := make([]bool, len(rs))
+		for _, i := range order {
+			if i < 0 || i >= len(rs) || seen[i] {
+				t.Fatalf("skip %d: order %v is not a permutation", skip, order)
+			}
+			seen[i] = true
+		}
+		// the expected order, built independently: per pass, each
+		// recurrent shape over the seeds, then the rest as listed
+		var want []int
+		for _, pass := range []bool{false, true} {
+			for _, sh := range Shapes(64) {
+				if sh.Rec == 0 {
+					continue
+				}
+				for i, r := range rs {
+					if (r.Skip > 0) == pass && fmt.Sprint(r.Structure) == fmt.Sprint(sh) {
+						want = append(want, i)
+					}
+				}
+			}
+			for i, r := range rs {
+				if (r.Skip > 0) == pass && r.Structure.Rec == 0 {
+					want = append(want, i)
+				}
+			}
+		}
+		if !slices.Equal(order, want) {
+			t.Errorf("skip %d: order %v, want %v", skip, order, want)
+		}
+		first := rs[order[0]]
+		if first.Structure.Rec == 0 || first.Seed != 7 || first.Skip != 0 || fmt.Sprint(first.Structure) != fmt.Sprint(WithRec(Sized(64))) {
+			t.Errorf("skip %d: first run %+v, want the sized recurrent loop from seed 7", skip, first)
+		}
+	}
+	if got := Priority(nil); len(got) != 0 {
+		t.Errorf("no runs: order %v", got)
+	}
+}
+
 func TestAutoSkip(t *testing.T) {
 	records := datatest.Zeros
 	for _, tc := range []struct {
@@ -367,5 +418,65 @@ func TestTrainStart(t *testing.T) {
 	c.Start, c.InitLinear = first.Model, make([]float64, s.L1)
 	if _, err := Train(context.Background(), c, train, nil); !errors.Is(err, ErrConfig) {
 		t.Errorf("start and initial taps: err %v, want ErrConfig", err)
+	}
+}
+
+// TestSessionPieces: a Session run one epoch at a time (a pause already
+// past) trains exactly as Train in one piece: the same parameters, Fit and
+// epochs, bit for bit, whether the training ends at Epochs, by patience,
+// by MaxSamples or with a basis; Result between the pieces is the best so
+// far and leaves the training undisturbed.
+func TestSessionPieces(t *testing.T) {
+	s, train, val := learnable(t, true)
+	base := DefaultConfig()
+	base.Structure, base.Epochs, base.Patience, base.Workers = s, 25, 0, 2
+	cases := []struct {
+		name  string
+		set   func(*Config)
+		early bool // ends before Epochs
+	}{
+		{"epochs", func(*Config) {}, false},
+		{"patience", func(c *Config) { c.Epochs, c.Patience, c.LR = 400, 3, 0.05 }, true},
+		{"max samples", func(c *Config) { c.Epochs, c.MaxSamples = 400, 12*150*2*7 }, true},
+		{"basis, decay", func(c *Config) { c.Structure.T1, c.Basis, c.LRDecay = 12, 4, 0.9 }, false},
+		{"recurrent lift, windows", func(c *Config) { c.Structure.Rec, c.Window, c.BurnIn = 3, 60, 10 }, false},
+	}
+	for _, tc := range cases {
+		cfg := base
+		tc.set(&cfg)
+		want, err := Train(context.Background(), cfg, train, val)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ss, err := NewSession(cfg, train, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pieces, last := 0, math.Inf(-1)
+		for {
+			ended, err := ss.Run(context.Background(), time.Now().Add(-time.Second))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			pieces++
+			r := ss.Result()
+			if r.ValFit < last || r.ValFit != ss.Fit() {
+				t.Fatalf("%s: piece %d: Fit %v after %v (session %v)", tc.name, pieces, r.ValFit, last, ss.Fit())
+			}
+			last = r.ValFit
+			if ended {
+				break
+			}
+		}
+		got := ss.Result()
+		if pieces != want.Epochs || got.Epochs != want.Epochs || got.ValFit != want.ValFit || !slices.Equal(got.Model.Flatten(), want.Model.Flatten()) {
+			t.Errorf("%s: %d pieces, %d epochs, Fit %v; want %d epochs, Fit %v and the same parameters", tc.name, pieces, got.Epochs, got.ValFit, want.Epochs, want.ValFit)
+		}
+		if tc.early && want.Epochs >= cfg.Epochs {
+			t.Errorf("%s: ran all %d epochs; the case should end sooner", tc.name, want.Epochs)
+		}
+		if ended, _ := ss.Run(context.Background(), time.Time{}); !ended || ss.Result().Epochs != want.Epochs {
+			t.Errorf("%s: an ended session trained on", tc.name)
+		}
 	}
 }

@@ -70,8 +70,8 @@
 // quarter where the passive FIR is best at the grid's last length, which
 // no candidate's FIRs exceed: halvingShare),
 // and the loops train in what is left, as many as the pace so far allows
-// (LocalLoops, share), a loop that would overrun its deadline cut
-// (loop.Config.Deadline). A bounded search depends on the machine's speed;
+// (LocalLoops, share), those with a recurrent lift first (loop.Priority),
+// a loop that would overrun its deadline cut (loop.Config.Deadline). A bounded search depends on the machine's speed;
 // where everything fits in the limit it is the unbounded search.
 // Every candidate trains with one worker, so a candidate's result does not
 // depend on how many run side by side, nor where: a rung is a list of

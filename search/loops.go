@@ -34,6 +34,10 @@ type Loops struct {
 	// plans (package searchdir) ignores it, so that its trials stay
 	// reproducible.
 	Deadline time.Time
+	// Order, when not nil, is the order in which LocalLoops trains the runs
+	// (loop.Priority), a permutation of the indexes of Configs; nil trains
+	// them in index order. Under Deadline the first get the most time.
+	Order []int
 }
 
 // MinLoopEpochs is the least training, in epochs, a loop gets under a time
@@ -63,16 +67,25 @@ type LoopTrainer interface {
 	TrainLoops(ctx context.Context, loops Loops, train, val *data.Dataset, done func(i int, t TrainedLoop)) error
 }
 
-// LocalLoops trains the runs in this process, one at a time, each with the
-// workers of its configuration, through trials.Local: a panic is the
-// run's error, and Ctrl-C starts no further run. With Loops.Deadline each
-// run gets its share of the time left (share).
+// LocalLoops trains the runs in this process, one at a time in
+// Loops.Order, each with the workers of its configuration, through
+// trials.Local: a panic is the run's error, and Ctrl-C starts no further
+// run. With Loops.Deadline each run gets its share of the time left
+// (share).
 type LocalLoops struct{}
 
 // TrainLoops implements LoopTrainer.
 func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.Dataset, done func(i int, t TrainedLoop)) error {
+	order := loops.Order
+	if len(order) != len(loops.Configs) {
+		order = make([]int, len(loops.Configs))
+		for i := range order {
+			order[i] = i
+		}
+	}
 	var pace loopPace
-	trials.Local{Parallel: 1}.Run(ctx, len(loops.Configs), func(ctx context.Context, i int) (err error) {
+	trials.Local{Parallel: 1}.Run(ctx, len(loops.Configs), func(ctx context.Context, k int) (err error) {
+		i := order[k]
 		t0 := time.Now()
 		var r *loop.Result
 		defer func() {
@@ -87,7 +100,7 @@ func (LocalLoops) TrainLoops(ctx context.Context, loops Loops, train, val *data.
 		}()
 		cfg := loops.Configs[i]
 		if !loops.Deadline.IsZero() {
-			d, ok := share(t0, loops.Deadline, len(loops.Configs)-i, pace.minimum(), pace.typical())
+			d, ok := share(t0, loops.Deadline, len(loops.Configs)-k, pace.minimum(), pace.typical())
 			if !ok {
 				return ErrTimeLimit
 			}
@@ -133,9 +146,9 @@ func (p *loopPace) typical() time.Duration {
 // train (this one among them) before the family's deadline, least the time
 // of the fewest epochs a run may get and typical the mean time of a run so
 // far (both 0 before any run has trained). The runs counted are as many as
-// get the longer of least and typical each, the later ones (loop.Runs'
-// order: other seeds, the second pass) left to whatever time the earlier
-// ones leave: a loop cut far short of its training is worth less than one
+// get the longer of least and typical each, the later ones (Loops.Order:
+// the recurrent shapes first, the second pass last) left to whatever time
+// the earlier ones leave: a loop cut far short of its training is worth less than one
 // more loop in the mean (on a gearbox of 80 000 samples, 28 loops cut to 12
 // s each validated at 75–82 %, against 78–91 % trained to the end,
 // docs/BENCHMARKS.md, session 26). A counted run may take the time left
@@ -175,8 +188,9 @@ func (s *searcher) loopSkip(res *Result) int {
 // base's skips (a run of the second pass its own training skip), and every
 // worker of the search.
 func (s *searcher) loops(res *Result) Loops {
-	ls := Loops{Linear: res.linear}
-	for _, run := range loop.Runs(res.LinearTaps, s.base.Seed, s.loopSkip(res)) {
+	runs := loop.Runs(res.LinearTaps, s.base.Seed, s.loopSkip(res))
+	ls := Loops{Linear: res.linear, Order: loop.Priority(runs)}
+	for _, run := range runs {
 		st := run.Structure
 		cfg := *s.opt.Loop
 		cfg.Structure = st

@@ -40,6 +40,9 @@ func TestLoopsSkip(t *testing.T) {
 			t.Errorf("%s: loopSkip %d, want %d", tc.name, got, tc.wantSkip)
 		}
 		ls := s.loops(res)
+		if want := loop.Priority(loop.Runs(tc.L, 1, tc.wantSkip)); !slices.Equal(ls.Order, want) {
+			t.Errorf("%s: training order %v, want loop.Priority's %v", tc.name, ls.Order, want)
+		}
 		first := len(loop.Runs(tc.L, 1, 0))
 		want := first
 		if tc.wantSkip > 0 {
@@ -112,6 +115,48 @@ func TestShare(t *testing.T) {
 	}
 	if got := p.typical(); got != 2*s {
 		t.Errorf("typical %v for loops of 1 s and 3 s, want 2s", got)
+	}
+}
+
+// TestLocalLoopsOrder: LocalLoops trains the runs in Loops.Order and
+// reports each under its own index, as loop.Train trains it; with a
+// deadline too; an order of the wrong length is index order.
+func TestLocalLoopsOrder(t *testing.T) {
+	train, val := msd(t, 4, 1), msd(t, 2, 2)
+	var ls Loops
+	for i := range 3 {
+		cfg := loop.DefaultConfig()
+		cfg.Structure = loop.Structure{R1: 1, R2: 1, Hidden: []int{3}, B1: 1, T1: 4, L1: 6, B2: 1, T2: 3, L2: 3}
+		cfg.Epochs, cfg.Workers, cfg.Seed = 3, 1, uint64(i+1)
+		ls.Names, ls.Configs = append(ls.Names, fmt.Sprint(i)), append(ls.Configs, cfg)
+	}
+	for _, tc := range []struct {
+		name     string
+		order    []int
+		deadline time.Duration
+		want     []int
+	}{
+		{"order", []int{2, 0, 1}, 0, []int{2, 0, 1}},
+		{"order, deadline", []int{1, 2, 0}, time.Hour, []int{1, 2, 0}},
+		{"no order", nil, 0, []int{0, 1, 2}},
+		{"short order", []int{1}, 0, []int{0, 1, 2}},
+	} {
+		l := ls
+		l.Order = tc.order
+		if tc.deadline > 0 {
+			l.Deadline = time.Now().Add(tc.deadline)
+		}
+		var got []int
+		err := (LocalLoops{}).TrainLoops(context.Background(), l, train, val, func(i int, tl TrainedLoop) {
+			got = append(got, i)
+			want, err := loop.Train(context.Background(), ls.Configs[i], train, val)
+			if err != nil || tl.Err != nil || tl.Result == nil || tl.Result.ValFit != want.ValFit || !slices.Equal(tl.Result.Model.Flatten(), want.Model.Flatten()) {
+				t.Errorf("%s: loop %d: %+v, %v; want Train's (Fit %v)", tc.name, i, tl, err, want.ValFit)
+			}
+		})
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: trained %v, err %v; want %v", tc.name, got, err, tc.want)
+		}
 	}
 }
 
