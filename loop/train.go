@@ -569,17 +569,8 @@ func (s *Session) Run(ctx context.Context, pause time.Time) (ended bool, err err
 	return true, nil
 }
 
-// Elapsed is the time spent training so far, in all calls to Run.
-func (s *Session) Elapsed() time.Duration { return s.trained }
-
-// Epochs is the number of epochs run so far.
-func (s *Session) Epochs() int { return s.ep }
-
 // Fit is the best validation Fit so far (NaN without validation data).
 func (s *Session) Fit() float64 { return s.bestFit }
-
-// Ended reports whether the training has ended.
-func (s *Session) Ended() bool { return s.ended }
 
 // Result is the loop with the best validation Fit so far (without
 // validation data: the last parameters), a model of its own.
