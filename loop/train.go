@@ -213,9 +213,9 @@ func Runs(L int, seed uint64, skip int) []Run {
 // first, shape by shape over their seeds, then the others in their order.
 // Under a limit the first runs get the most time (the share rule of the
 // search's loops), and the recurrent shapes need it most: their
-// validation Fit still climbs after 30–40 s of training on the full-size
-// zoo cases, where the other shapes level off within about 10 s and end by
-// patience; a sized loop with a recurrent lift was the best loop of all
+// validation Fit still climbed after 25–40 s of training on three of four
+// full-size zoo cases, where the other shapes level off within about 10 s
+// and end by patience; a sized loop with a recurrent lift was the best loop of all
 // four full-size cases measured (docs/BENCHMARKS.md, session 45). The
 // order of Runs stays that of the results and of the choice, so a search
 // the limit does not cut trains and chooses as before.
