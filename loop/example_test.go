@@ -35,8 +35,8 @@ func ExampleWithRec() {
 	fmt.Printf("GRU parameters: %d of %d\n", len(m.RT), m.NumParams())
 	fmt.Println("certified passive:", c.Passive, "over", c.FIRs, "FIRs")
 	// Output:
-	// lift inputs: 4 window samples + 8 GRU units
-	// GRU parameters: 272 of 604
+	// lift inputs: 4 window samples + 16 GRU units
+	// GRU parameters: 928 of 1388
 	// certified passive: true over 6 FIRs
 }
 

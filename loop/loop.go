@@ -481,29 +481,48 @@ func nfirSplit(g, l []float64, T int, n, w []float64, N int, x []float64, t int,
 	return a, r
 }
 
-// nfirSplitAdjoint is the adjoint of nfirSplit (its taps reversed, and so
-// the taps' adjoints gb and lb): given the adjoints ab and rb of its
-// results at sample t, it adds to those of the gains (nb), the branch and
-// linear taps (gb, lb), the branch inputs (wb, branch-major as w) and the
-// input (xb) at earlier samples.
-func nfirSplitAdjoint(g, l []float64, T int, n, w []float64, N int, x []float64, t int, s []float64, ab, rb float64, nb, gb, lb, wb, xb []float64) {
-	K := min(T-1, t)
+// nfirSplitAdjoint is the adjoint of nfirSplit at sample t (its taps
+// reversed, and so the taps' adjoints gb and lb), for the terms of sample t
+// alone: given the adjoints ab and rb of its results, it adds to those of
+// the gains (nb) and of the taps at lag 0, and records rb·n_j(t) in sb
+// (branch-major, as w) and rb in rs. What r's earlier samples owe (the
+// branch inputs', the input's and the taps' at lags ≥ 1) is summed from
+// these records by historyAdjoint and tapsAdjoint, as dot products that
+// read where scattering them here took two axpys per branch and sample
+// that also wrote: a training step 0–7 % faster (docs/BENCHMARKS.md,
+// session 46).
+func nfirSplitAdjoint(g, l []float64, T int, n []float64, N int, t int, s []float64, ab, rb float64, nb, gb, lb, sb, rs []float64) {
 	for j := range n {
-		gj, gbj := g[j*T:(j+1)*T], gb[j*T:(j+1)*T]
+		gj := g[j*T : (j+1)*T]
 		nb[j] += ab*2*n[j]*gj[T-1] + rb*s[j]
-		gbj[T-1] += ab * n[j] * n[j]
-		if K > 0 {
-			sb := rb * n[j]
-			floats.AddScaled(gbj[T-1-K:T-1], sb, w[j*N+t-K:j*N+t])
-			floats.AddScaled(wb[j*N+t-K:j*N+t], sb, gj[T-1-K:T-1])
-		}
+		gb[j*T+T-1] += ab * n[j] * n[j]
+		sb[j*N+t] = rb * n[j]
 	}
 	if L := len(l); L > 0 {
 		lb[L-1] += ab
-		if K := min(L-1, t); K > 0 {
-			floats.AddScaled(lb[L-1-K:L-1], rb, x[t-K:t])
-			floats.AddScaled(xb[t-K:t], rb, l[L-1-K:L-1])
-		}
+	}
+	rs[t] = rb
+}
+
+// historyAdjoint is the adjoint at sample t of what the history sums of
+// the later samples read there: Σ_{k=1..K} h(t+k)·g(k), g taps in their
+// own order and h the recorded adjoints of one branch (nfirSplitAdjoint's
+// sb or rs), K as far as both reach.
+func historyAdjoint(g, h []float64, t int) float64 {
+	K := min(len(g)-1, len(h)-1-t)
+	if K <= 0 {
+		return 0
+	}
+	return floats.Dot(h[t+1:t+1+K], g[1:1+K])
+}
+
+// tapsAdjoint adds to gb (one branch's tap adjoints, reversed) the
+// adjoints of the taps at lags k ≥ 1, Σ_t h(t)·x(t−k), once the record's
+// adjoints h are all known.
+func tapsAdjoint(gb, h, x []float64) {
+	T, N := len(gb), len(h)
+	for k := 1; k < T && k < N; k++ {
+		gb[T-1-k] += floats.Dot(h[k:], x[:N-k])
 	}
 }
 
@@ -534,8 +553,11 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 	L := len(m.Lift.W)
 	yb := append([]float64(nil), dy...) // ȳ, accumulated from the future
 	eb := make([]float64, T)
-	w1b := make([]float64, T*B1)
-	w2b := make([]float64, T*B2)
+	w1b := make([]float64, B1) // adjoints of w1(t), w2(t) (historyAdjoint)
+	w2b := make([]float64, B2)
+	// what nfirSplitAdjoint records for historyAdjoint and tapsAdjoint
+	sb1, sb2 := make([]float64, T*B1), make([]float64, T*B2)
+	rs1, rs2 := make([]float64, T), make([]float64, T)
 	nb := make([]float64, B1+B2)
 	secb := make([]float64, m.P1) // adjoint of s_k(t), from the future
 	sc, sk := m.StatePoles()
@@ -571,14 +593,23 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			nb[j] = 0
 		}
 		et, yt := tp.e[tt], y[tt]
-		// w1 = n1·e, w2 = n2·y
+		// what the later samples' history sums read at tt
 		for j := 0; j < B1; j++ {
-			eb[tt] += w1b[j*T+tt] * n1[j]
-			nb[j] += w1b[j*T+tt] * et
+			w1b[j] = historyAdjoint(t.g1[j*m.T1:(j+1)*m.T1], sb1[j*T:(j+1)*T], tt)
 		}
 		for j := 0; j < B2; j++ {
-			yb[tt] += w2b[j*T+tt] * n2[j]
-			nb[B1+j] += w2b[j*T+tt] * yt
+			w2b[j] = historyAdjoint(t.g2[j*m.T2:(j+1)*m.T2], sb2[j*T:(j+1)*T], tt)
+		}
+		eb[tt] += historyAdjoint(t.l1, rs1, tt)
+		yb[tt] += historyAdjoint(t.l2, rs2, tt)
+		// w1 = n1·e, w2 = n2·y
+		for j := 0; j < B1; j++ {
+			eb[tt] += w1b[j] * n1[j]
+			nb[j] += w1b[j] * et
+		}
+		for j := 0; j < B2; j++ {
+			yb[tt] += w2b[j] * n2[j]
+			nb[B1+j] += w2b[j] * yt
 		}
 		// s_k(t) = a_k s_k(t−1) + b_k e(t); secb becomes s_k(t−1)'s
 		sprev := tp.sec[tt*m.P1 : (tt+1)*m.P1]
@@ -606,8 +637,8 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			gr.sa[k] += r1b * sprev[k]
 			secb[k] += r1b * t.sa[k]
 		}
-		nfirSplitAdjoint(rv.g1, rv.l1, m.T1, n1, tp.w1, T, tp.e, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], adj.g1, adj.l1, w1b, eb)
-		nfirSplitAdjoint(rv.g2, rv.l2, m.T2, n2, tp.w2, T, y, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], adj.g2, adj.l2, w2b, yb)
+		nfirSplitAdjoint(rv.g1, rv.l1, m.T1, n1, T, tt, tp.s1[tt*B1:(tt+1)*B1], a1b, r1b, nb[:B1], adj.g1, adj.l1, sb1, rs1)
+		nfirSplitAdjoint(rv.g2, rv.l2, m.T2, n2, T, tt, tp.s2[tt*B2:(tt+1)*B2], a2b, r2b, nb[B1:], adj.g2, adj.l2, sb2, rs2)
 		// the lifting network: n = MLP(x)
 		dout := gcur[:sizes[L]]
 		copy(dout, nb)
@@ -665,6 +696,15 @@ func (m *Model) backward(t taps, u, y, dy []float64, tp *tape, gr *grads) {
 			hb, hpb = hpb, hb
 		}
 	}
+	// the taps' adjoints at lags ≥ 1, now that the record's are known
+	for j := 0; j < B1; j++ {
+		tapsAdjoint(adj.g1[j*m.T1:(j+1)*m.T1], sb1[j*T:(j+1)*T], tp.w1[j*T:(j+1)*T])
+	}
+	for j := 0; j < B2; j++ {
+		tapsAdjoint(adj.g2[j*m.T2:(j+1)*m.T2], sb2[j*T:(j+1)*T], tp.w2[j*T:(j+1)*T])
+	}
+	tapsAdjoint(adj.l1, rs1, tp.e)
+	tapsAdjoint(adj.l2, rs2, y)
 	back := adj.reversed(m) // reversing twice is the identity
 	for _, pair := range [][2][]float64{{gr.g1, back.g1}, {gr.l1, back.l1}, {gr.g2, back.g2}, {gr.l2, back.l2}} {
 		floats.Add(pair[0], pair[1])

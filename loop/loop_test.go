@@ -262,3 +262,38 @@ func TestSectionsFirstOrder(t *testing.T) {
 		t.Errorf("DC gain %g, want β² = %g", dc, 1.5*1.5)
 	}
 }
+
+// TestHistoryAdjoint: historyAdjoint and tapsAdjoint, which read the
+// recorded adjoints of a whole record, sum what the scatter form adds
+// sample by sample (for every t, lag k from 1 to min(len(g)−1, t): the
+// input at t−k gets h(t)·g(k), the tap at k gets h(t)·x(t−k)), on random
+// records shorter and longer than the taps.
+func TestHistoryAdjoint(t *testing.T) {
+	for i, tc := range []struct{ taps, n int }{{1, 5}, {2, 1}, {3, 7}, {8, 5}, {20, 20}, {50, 37}, {5, 200}} {
+		g := randomInput(uint64(3*i+1), tc.taps)
+		h := randomInput(uint64(3*i+2), tc.n)
+		x := randomInput(uint64(3*i+3), tc.n)
+		wantX, wantG := make([]float64, tc.n), make([]float64, tc.taps)
+		for tt := 0; tt < tc.n; tt++ {
+			for k := 1; k <= min(tc.taps-1, tt); k++ {
+				wantX[tt-k] += h[tt] * g[k]
+				wantG[k] += h[tt] * x[tt-k]
+			}
+		}
+		gb := make([]float64, tc.taps) // reversed, as backward keeps them
+		tapsAdjoint(gb, h, x)
+		for k := range wantG {
+			if got := gb[tc.taps-1-k]; math.Abs(got-wantG[k]) > 1e-12*(1+math.Abs(wantG[k])) {
+				t.Errorf("case %d: tap %d: tapsAdjoint %v, scatter %v", i, k, got, wantG[k])
+			}
+		}
+		if gb[tc.taps-1] != 0 {
+			t.Errorf("case %d: tapsAdjoint touched lag 0: %v", i, gb[tc.taps-1])
+		}
+		for tt := range wantX {
+			if got := historyAdjoint(g, h, tt); math.Abs(got-wantX[tt]) > 1e-12*(1+math.Abs(wantX[tt])) {
+				t.Errorf("case %d: sample %d: historyAdjoint %v, scatter %v", i, tt, got, wantX[tt])
+			}
+		}
+	}
+}
