@@ -480,3 +480,32 @@ func TestSessionPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestWithRec: the sized lift gets RecUnits GRU units, a lift wider than
+// RecUnits (the wide shape's) WideRecUnits, whatever the memory; nothing
+// else of the structure changes.
+func TestWithRec(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Structure
+		want int
+	}{
+		{"sized 8", Sized(8), RecUnits},
+		{"sized 250", Sized(250), RecUnits},
+		{"sized with states", WithStates(Sized(64)), RecUnits},
+		{"wide 64", Wide(64), WideRecUnits},
+		{"wide with states", WithStates(Wide(250)), WideRecUnits},
+		{"no hidden layer", Structure{R1: 1, R2: 1, B1: 1, T1: 4, L1: 4}, RecUnits},
+		{"hidden of RecUnits", Structure{R1: 1, R2: 1, Hidden: []int{RecUnits}, B1: 1, T1: 4}, RecUnits},
+		{"hidden of RecUnits+1", Structure{R1: 1, R2: 1, Hidden: []int{RecUnits + 1}, B1: 1, T1: 4}, WideRecUnits},
+	} {
+		got := WithRec(tc.s)
+		if got.Rec != tc.want {
+			t.Errorf("%s: %d GRU units, want %d", tc.name, got.Rec, tc.want)
+		}
+		got.Rec = tc.s.Rec
+		if fmt.Sprint(got) != fmt.Sprint(tc.s) {
+			t.Errorf("%s: WithRec changed more than Rec: %+v from %+v", tc.name, got, tc.s)
+		}
+	}
+}
