@@ -27,11 +27,11 @@ func ExampleCase_Build() {
 }
 
 func ExampleLookup() {
-	_, err := zoo.Lookup("pendulum")
+	_, err := zoo.Lookup("cartpole")
 	fmt.Println(err)
 	p, _ := zoo.Lookup("boucwen")
 	fmt.Printf("%s: %s; %.1f samples per period\n", p.Name, p.Output, p.SamplesPerPeriod(p.Ts))
 	// Output:
-	// zoo: unknown plant "pendulum"; the plants are twomass, stribeck, backlash, boucwen, rlc, diode, satind, positioner, gearbox, varactor, softspring: unknown name
+	// zoo: unknown plant "cartpole"; the plants are twomass, stribeck, backlash, boucwen, rlc, diode, satind, positioner, gearbox, varactor, softspring, thermistor, pendulum, dcmotor: unknown name
 	// boucwen: mean velocity (m/s); 3.1 samples per period
 }

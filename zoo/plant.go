@@ -128,7 +128,7 @@ func meanRate(p Plant, xs [][]float64, ts float64) []float64 {
 
 // Plants returns the zoo's plants, in a fixed order.
 func Plants() []Plant {
-	return []Plant{twoMass(), stribeck(), backlash(), boucWen(), rlc(), diode(), satInductor(), positioner(), gearbox(), varactor(), softSpring()}
+	return []Plant{twoMass(), stribeck(), backlash(), boucWen(), rlc(), diode(), satInductor(), positioner(), gearbox(), varactor(), softSpring(), thermistor(), pendulum(), dcMotor()}
 }
 
 // Names returns the names of the zoo's plants.

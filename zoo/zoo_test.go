@@ -225,9 +225,9 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, %v", name, p.Name, err)
 		}
 	}
-	_, err := Lookup("pendulum")
+	_, err := Lookup("cartpole")
 	if !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), strings.Join(Names(), ", ")) {
-		t.Errorf("Lookup(pendulum): %v, want ErrUnknown listing the plants", err)
+		t.Errorf("Lookup(cartpole): %v, want ErrUnknown listing the plants", err)
 	}
 	if _, err := LookupCase("rlc-flip"); err != nil {
 		t.Error(err)

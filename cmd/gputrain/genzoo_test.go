@@ -147,7 +147,7 @@ func TestGenZooBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown plant", []string{"gen", "pendulum", "--out", out}, all},
+		{"unknown plant", []string{"gen", "cartpole", "--out", out}, all},
 		{"no generator", []string{"gen"}, all},
 		{"bad excitation", []string{"gen", "rlc", "--excitation", "sweep", "--out", out}, "want multisine, noise, prbs, chirp or aprbs"},
 		{"Ts too long", []string{"gen", "rlc", "--ts", "1", "--out", out}, "use Ts ≤"},
