@@ -433,6 +433,8 @@ func thermistor() Plant {
 R(T) = Rt exp(−β T), T the rise above ambient; L = 10 mH, R0 = 2 Ω, Rt = 10 Ω, β = 0.04 /K,
 Cth = 0.02 J/K, Gth = 0.1 W/K (thermal time constant 0.2 s, electrical 0.8–5 ms). The
 thermal state stores no electrical energy: storage ½L i²; u·i = its rate + R0 i² + R(T) i².`,
+		// no resonance: the period is 2π times the electrical time constant
+		// when cold, which sets the excitation band
 		Ts: 1e-3, Amplitude: 20, Period: 2 * math.Pi * l / (r0 + rt),
 		states: 3, hmax: 5e-5,
 		field: func(x, dx []float64, u float64) {
@@ -502,6 +504,8 @@ func dcMotor() Plant {
 L = 2 mH, R = 1 Ω, K = 0.05 N·m/A, J = 2·10⁻⁴ kg·m², b = 10⁻⁴ N·m·s/rad, Fc = 0.02 N·m,
 ωs = 1 rad/s; electrical time constant 2 ms, electromechanical J R/K² = 80 ms. Storage
 ½L i² + ½J ω²; u·i = its rate + R i² + b ω² + Fc ω tanh(ω/ωs).`,
+		// no resonance: a period of 50 ms puts the excitation band (2–50 Hz)
+		// between the electromechanical pole (2 Hz) and the electrical one (80 Hz)
 		Ts: 5e-4, Amplitude: 2, Period: 0.05,
 		states: 3, hmax: 5e-5,
 		field: func(x, dx []float64, u float64) {
