@@ -102,7 +102,7 @@ func Cases() []Case {
 		{Name: "softspring-noisy20", Plant: "softspring", Doc: "filtered noise into a spring that gives way, 20 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: Noise, SNR: 20}},
 		// holdout plants (session 47), fixed before any run of the search on them
 		{Name: "thermistor-noisy25", Plant: "thermistor", Doc: "filtered noise of varying amplitude into a self-heating resistance, 25 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: Noise, SNR: 25}},
-		{Name: "pendulum", Plant: "pendulum", Doc: "multisine swinging a pendulum to 90°, 30 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: Multisine, SNR: 30}},
+		{Name: "pendulum", Plant: "pendulum", Doc: "multisine swinging a pendulum to about 90°, 30 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: Multisine, SNR: 30}},
 		{Name: "dcmotor-noisy20", Plant: "dcmotor", Doc: "log chirps into a motor's terminals, friction seen through the back-EMF, 20 dB output noise", Passive: true, Shapes: short, Gen: Config{Excitation: Chirp, SNR: 20}},
 	}
 }
