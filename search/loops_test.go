@@ -234,3 +234,39 @@ func TestSelectTimeLimitRungs(t *testing.T) {
 		t.Errorf("%d NFIR rows; progress %q", nfirs, notes)
 	}
 }
+
+// TestLoopsDeadline: the loop family ends at the time limit whenever the
+// halving and the RENs kept to their bounds, whatever part of them they
+// used, and gets lim/loopsFloor from its start only where an earlier
+// phase overran.
+func TestLoopsDeadline(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const lim = 9 * time.Minute
+	for _, share := range []float64{halvingShare(false), halvingShare(true)} {
+		for i := 0; i <= 20; i++ {
+			h := time.Duration(float64(i) / 20 * share * float64(lim)) // the halving's time, within its bound
+			left := lim - h
+			for j := 0; j <= 10; j++ {
+				// the RENs' time, within their bound (search.ren)
+				r := time.Duration(float64(j) / 10 * float64(max(left, lim/renShare)/renShare))
+				now := start.Add(h + r)
+				if got := loopsDeadline(start, now, lim); !got.Equal(start.Add(lim)) {
+					t.Fatalf("halving %v, RENs %v: loops end at %v; want the limit, %v", h, r, got.Sub(start), lim)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		now, want time.Duration // from start
+	}{
+		{0, lim},
+		{lim * 3 / 4, lim},
+		{lim*3/4 + time.Second, lim + time.Second},
+		{lim, lim + lim/loopsFloor},
+		{2 * lim, 2*lim + lim/loopsFloor},
+	} {
+		if got := loopsDeadline(start, start.Add(tc.now), lim).Sub(start); got != tc.want {
+			t.Errorf("loops starting at %v: end at %v; want %v", tc.now, got, tc.want)
+		}
+	}
+}

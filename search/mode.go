@@ -70,7 +70,7 @@ const (
 // cores (a gearbox of that size: 541 s, docs/BENCHMARKS.md, session 26).
 // What it does not bound: the passive FIR's doubling before the rungs (one
 // convex solve per length) and a search that overruns its halving's half
-// (the loops still get a third), so far larger data can take longer. On
+// (the loops still get a quarter), so far larger data can take longer. On
 // the quick plant zoo it changed no choice (docs/ZOO.md, session 26); it
 // binds on long records with long memories, where the loop family alone
 // would run for tens of minutes (the same gearbox: 29 minutes unbounded).

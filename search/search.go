@@ -78,7 +78,8 @@ type Options struct {
 	// stops, the candidates it finished competing with the results the
 	// others had from the rung before (a rung is never started past that
 	// point either); the loop family then
-	// trains in what is left (at least a third of TimeLimit), each loop
+	// trains in what is left (at least a quarter of TimeLimit, which it
+	// passes only where the halving overran its half), each loop
 	// leaving the loops after it the time loops have taken so far, or an
 	// even share where they would not fit (LocalLoops), its schedule
 	// shortened to that (loop.Config.Deadline), and loops that no longer get
@@ -493,10 +494,7 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 	}
 	loops := s.loops(res)
 	if lim := s.opt.TimeLimit; lim > 0 {
-		loops.Deadline = s.start.Add(lim)
-		if floor := time.Now().Add(lim / 3); loops.Deadline.Before(floor) {
-			loops.Deadline = floor // the rungs overran: the loops still get a share
-		}
+		loops.Deadline = loopsDeadline(s.start, time.Now(), lim)
 	}
 	rows := make([]*Row, len(loops.Configs))
 	results := make([]*loop.Result, len(loops.Configs))
@@ -545,6 +543,27 @@ func (s *searcher) loop(ctx context.Context, res *Result) error {
 		res.Rows = append(res.Rows, *row)
 	}
 	return s.chooseLoop(res, trained, idx)
+}
+
+// loopsFloor is the least part of the time limit the loop family trains
+// in: what the halving (at most half, halvingShare) and the RENs (at most
+// half of what is left, renShare) leave when both keep to their bounds. A
+// larger floor overran the limit whenever the halving took more than a
+// third of it: a third for the loops on top of the RENs' quarter took the
+// search 45 s past the default 9 minutes (docs/ZOO.md, session 48).
+const loopsFloor = 4
+
+// loopsDeadline is when the loop family, starting at now, must end in a
+// search started at start under the time limit lim: the limit itself, or
+// lim/loopsFloor from now where an earlier phase overran its bound (a
+// candidate's step that ends past the halving's time), so that the loops
+// still train.
+func loopsDeadline(start, now time.Time, lim time.Duration) time.Time {
+	d := start.Add(lim)
+	if floor := now.Add(lim / loopsFloor); d.Before(floor) {
+		return floor
+	}
+	return d
 }
 
 // countsText is a weighted mean's counts, "2+1+3".
