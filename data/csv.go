@@ -108,6 +108,8 @@ type csvSpec struct {
 	ignoreExtra bool     // skip columns not listed instead of failing
 	maxBytes    int64    // < 0: unlimited
 	delim       Delim    // DelimAuto: detected from the header line
+	time        []string // names a time column may have, the first found read (nil: none)
+	timeAuto    bool     // time holds the default names: one repeated in the header is skipped
 }
 
 // csvData is the parse result: per batch, one slice per column of required+optional
@@ -117,6 +119,11 @@ type csvData struct {
 	labels  []string // per batch: its batch-column id ("" without a batch column)
 	lines   []int    // per batch: the file line of its first row
 	present []bool   // per optional column
+	// timeCol is the header name of the time column read ("" when none); its
+	// values are then each batch's column after required+optional, and
+	// rowLines each row's file line, for messages about them.
+	timeCol  string
+	rowLines [][]int
 }
 
 // numKind classifies a CSV field as a number.
@@ -302,6 +309,20 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 		}
 		batchIdx = j
 	}
+	timeIdx := -1
+	for _, name := range sp.time {
+		if sp.timeAuto && len(at[strings.ToLower(name)]) > 1 {
+			continue // a repeated name is no clear time column: an extra one, as before
+		}
+		j, err := find(name)
+		if err != nil {
+			return nil, err
+		}
+		if j >= 0 {
+			timeIdx = j
+			break
+		}
+	}
 	for i, w := range sp.required {
 		if colIdx[i] < 0 {
 			return nil, fmt.Errorf("data: %s line %d: missing column %q%s; the header has %q%s; choose the column names with --u and --y (from Go: ReadOptions.UCol, YCol): %w",
@@ -322,12 +343,21 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 	for i := range sp.optional {
 		out.present[i] = colIdx[len(sp.required)+i] >= 0
 	}
+	if timeIdx >= 0 {
+		out.timeCol = header[timeIdx]
+		colIdx = append(colIdx, timeIdx)
+		wanted = append(wanted, header[timeIdx])
+	}
+	var rows []int // the current batch's row lines, with a time column
 	var cur [][]float64
 	curID, curLine := "", 0
 	started := map[string]int{} // batch id -> line where it started
 	flush := func() {
 		if cur != nil {
 			out.batches = append(out.batches, cur)
+			if timeIdx >= 0 {
+				out.rowLines = append(out.rowLines, rows)
+			}
 		}
 	}
 	for {
@@ -368,6 +398,10 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 			curID, curLine = id, lr.line
 			out.labels, out.lines = append(out.labels, id), append(out.lines, lr.line)
 			cur = make([][]float64, len(wanted))
+			rows = nil
+		}
+		if timeIdx >= 0 {
+			rows = append(rows, lr.line)
 		}
 		for i, j := range colIdx {
 			if j < 0 {
@@ -448,15 +482,26 @@ type ReadOptions struct {
 	UCol, YCol, BatchCol string
 	// YCleanCol names the optional noise-free output column; default "y_clean".
 	YCleanCol string
-	// IgnoreExtra skips CSV columns other than the ones above (e.g. a time column)
+	// IgnoreExtra skips CSV columns other than the ones above and the time column (e.g. notes)
 	// instead of failing with ErrUnknownColumn. Other arrays of .npz files and other
 	// variables of .mat files are always ignored: such files often hold several datasets.
 	IgnoreExtra bool
 	// MaxBytes refuses inputs larger than this (and, for compressed formats, arrays that
 	// would decompress to more); 0 means DefaultMaxBytes, negative means no limit.
 	MaxBytes int64
-	// Ts is stored in the returned Dataset; files do not record the sampling time.
+	// Ts is stored in the returned Dataset. A CSV file's time column (TimeCol)
+	// records it too: then Ts, when not 0, must agree with it, and 0 takes it.
 	Ts float64
+	// TimeCol names a CSV time column, in seconds. Its rows must step
+	// uniformly within each batch, by the same step in every batch: the
+	// sampling time, which the Dataset's Ts then holds (a missing,
+	// repeated or reordered row is ErrTimeStep, naming its line). The
+	// empty string looks for the names DefaultTimeCols lists; "-" reads
+	// no time column, which is then an extra column like any other. A
+	// batch of one row has no step, and one of three or four rows cannot
+	// tell a gap from a slower rate: the step is judged against the
+	// median step of its batch.
+	TimeCol string
 	// MinLen, when > 0, makes the reader call Validate(MinLen) on the result.
 	MinLen int
 	// Delim is the CSV field delimiter; DelimAuto (the default) takes it from the header
@@ -519,11 +564,22 @@ func ReadCSVContext(ctx context.Context, r io.Reader, name string, opt ReadOptio
 		ignoreExtra: opt.IgnoreExtra,
 		maxBytes:    opt.MaxBytes,
 		delim:       opt.Delim,
+		time:        opt.timeNames(),
+		timeAuto:    opt.TimeCol == "",
 	})
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Name: name, Ts: opt.Ts, Batches: make([]Batch, len(cd.batches))}
+	ts := opt.Ts
+	if cd.timeCol != "" {
+		if ts, err = timeStep(name, cd, opt.Ts); err != nil {
+			return nil, err
+		}
+	}
+	d := &Dataset{Name: name, Ts: ts, Batches: make([]Batch, len(cd.batches))}
+	if cd.timeCol != "" && opt.Ts == 0 && ts > 0 {
+		d.TimeCol = cd.timeCol
+	}
 	for i, cols := range cd.batches {
 		d.Batches[i] = Batch{U: cols[0], Y: cols[1], Label: cd.labels[i], Line: cd.lines[i]}
 		if cd.present[0] {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -511,5 +512,28 @@ func BenchmarkReadCSV1e6(b *testing.B) {
 			// CPU time, not wall time, on a machine shared with other work.
 			b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(n), "cpu-ms/op")
 		})
+	}
+}
+
+// TestReadFileTextExtensions: .tsv and .txt files are delimited text, read
+// as CSV with the delimiter detected; the extension is matched in any case.
+func TestReadFileTextExtensions(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, text string }{
+		{"a.tsv", "u\ty\n1\t2\n3\t4\n"},
+		{"b.txt", "u;y\n1;2\n3;4\n"},
+		{"c.TXT", "time,u,y\n0,1,2\n0.5,3,4\n"},
+	} {
+		path := filepath.Join(dir, c.file)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadFile(path, ReadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if b := d.Batches[0]; !slices.Equal(b.U, []float64{1, 3}) || !slices.Equal(b.Y, []float64{2, 4}) {
+			t.Errorf("%s: read u %v, y %v", c.file, b.U, b.Y)
+		}
 	}
 }

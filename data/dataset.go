@@ -29,6 +29,10 @@ var (
 	ErrLengthMismatch = errors.New("length mismatch")
 	// ErrInterleavedBatch: a batch id reappears after another batch has started.
 	ErrInterleavedBatch = errors.New("interleaved batch id")
+	// ErrTimeStep: a CSV time column does not step uniformly (a missing,
+	// repeated or reordered row), steps differently in two batches, or
+	// disagrees with ReadOptions.Ts.
+	ErrTimeStep = errors.New("time column not uniform")
 	// ErrRaggedRow: a CSV row has a different number of fields than the header.
 	ErrRaggedRow = errors.New("ragged row")
 	// ErrTooLarge: the input exceeds ReadOptions.MaxBytes (or a line is absurdly long).
@@ -80,6 +84,9 @@ type Dataset struct {
 	// so that figures and messages use the user's names; "" for generated
 	// data.
 	UCol, YCol string
+	// TimeCol names the CSV time column Ts was read from ("" when Ts is
+	// not the file's: ReadOptions.Ts or unknown).
+	TimeCol string
 }
 
 // Len returns the number of batches.

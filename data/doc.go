@@ -25,7 +25,9 @@
 //
 // CSV: a header line, then one sample per line. Columns u and y (names selectable with
 // [ReadOptions]), an optional batch column grouping rows into experiments (each batch's
-// rows contiguous and in time order) and an optional y_clean column. Fields are split by
+// rows contiguous and in time order), an optional y_clean column and an optional time
+// column in seconds ([ReadOptions.TimeCol], [DefaultTimeCols]), whose uniform step is
+// the sampling time and whose gaps are errors ([ErrTimeStep]). Fields are split by
 // encoding/csv: separated by ',', ';' or tab (the first of them in the header line, or
 // [ReadOptions.Delim]), optionally quoted within one line, blanks around them ignored. Values
 // are decimal numbers (1, -1.5, .5, 1e-3); Go-only forms such as hexadecimal floats or

@@ -43,9 +43,11 @@ func ReadFile(path string, opt ReadOptions) (*Dataset, error) {
 	return ReadFileContext(context.Background(), path, opt)
 }
 
-// ReadFileContext reads a dataset from path, choosing the format by extension: .csv,
-// .npy, .npz or .mat (case-insensitive). See the package documentation for the layouts.
-// The Dataset's Name is the file's base name and its Ts is opt.Ts. Files larger than
+// ReadFileContext reads a dataset from path, choosing the format by extension: .csv
+// (and .tsv and .txt, read as CSV: delimited text), .npy, .npz or .mat
+// (case-insensitive). See the package documentation for the layouts.
+// The Dataset's Name is the file's base name and its Ts is opt.Ts, or a CSV time
+// column's step (ReadOptions.TimeCol). Files larger than
 // opt.MaxBytes (default DefaultMaxBytes) are refused with ErrTooLarge. When opt.Stdin is
 // set, the path "-" reads it instead of a file, named "stdin" in messages and in the
 // Dataset, its format recognized by the first bytes (the magic strings of .npy, .npz and
@@ -59,8 +61,10 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".csv", ".npy", ".npz", ".mat":
+	case ".tsv", ".txt":
+		ext = ".csv" // delimited text too, read as CSV (the delimiter detected)
 	default:
-		return nil, fmt.Errorf("data: %s: unknown extension %q; use .csv, .npy, .npz or .mat (or - for standard input): %w", path, ext, ErrFormat)
+		return nil, fmt.Errorf("data: %s: unknown extension %q; use .csv (or .tsv, .txt: delimited text), .npy, .npz or .mat (or - for standard input): %w", path, ext, ErrFormat)
 	}
 	f, err := openLimited(path, opt.MaxBytes)
 	if err != nil {
@@ -75,7 +79,10 @@ func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Datase
 	if err != nil {
 		return nil, err
 	}
-	d.Name, d.Ts = path, opt.Ts // the full path names the file in Validate's errors
+	d.Name = path // the full path names the file in Validate's errors
+	if d.Ts == 0 {
+		d.Ts = opt.Ts // a CSV time column's step otherwise (ReadOptions.TimeCol)
+	}
 	if d, err = finish(d, opt); err != nil {
 		return nil, err
 	}
@@ -111,7 +118,10 @@ func readStdin(ctx context.Context, opt ReadOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, stdinErr(g, opt, err)
 	}
-	d.Name, d.Ts = name, opt.Ts
+	d.Name = name
+	if d.Ts == 0 {
+		d.Ts = opt.Ts
+	}
 	return finish(d, opt)
 }
 

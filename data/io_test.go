@@ -198,7 +198,7 @@ var badCSV = []struct {
 	{"no header", "1,2\n3,4\n", ReadOptions{}, ErrMissingColumn, "line 1"},
 	{"missing y", "u,x\n1,2\n", ReadOptions{IgnoreExtra: true}, ErrMissingColumn, `"y"`},
 	{"missing u (names)", "u,y\n1,2\n", ReadOptions{UCol: "ue"}, ErrMissingColumn, `"ue"`},
-	{"unknown column", "time,u,y\n0,1,2\n", ReadOptions{}, ErrUnknownColumn, `"time"`},
+	{"unknown column", "note,u,y\n0,1,2\n", ReadOptions{}, ErrUnknownColumn, `"note"`},
 	{"duplicate column", "u,y,u\n1,2,3\n", ReadOptions{}, ErrUnknownColumn, "twice"},
 	{"not numeric", "u,y\n1,2\n1,abc\n", ReadOptions{}, ErrNotNumeric, "line 3"},
 	{"empty value", "u,y\n1,\n", ReadOptions{}, ErrNotNumeric, "line 2"},
@@ -341,7 +341,7 @@ func TestBinaryErrors(t *testing.T) {
 		opt        ReadOptions
 		want       error
 	}{
-		{"unknown ext", "x.txt", []byte("u,y\n1,2\n"), ReadOptions{}, ErrFormat},
+		{"unknown ext", "x.xlsx", []byte("u,y\n1,2\n"), ReadOptions{}, ErrFormat},
 		{"npy garbage", "g.npy", []byte("hello world, not numpy"), ReadOptions{}, ErrFormat},
 		{"npy header without newline", "h.npy", append([]byte("\x93NUMPY\x01\x00\x04\x00{abc"), make([]byte, 8)...), ReadOptions{}, ErrFormat},
 		{"npy bool dtype", "i.npy", writeNPYRaw("{'descr': '|b1', 'fortran_order': False, 'shape': (1, 2), }", make([]byte, 2)), ReadOptions{}, ErrFormat},

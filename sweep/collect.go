@@ -180,9 +180,9 @@ func (ts testSets) fit(m classes.Model, t Trial, dir string) (float64, error) {
 		}
 		return def
 	}
-	opt := data.ReadOptions{UCol: text("u", "u"), YCol: text("y", "y"), IgnoreExtra: text("ignore-extra", "false") == "true"}
+	opt := data.ReadOptions{UCol: text("u", "u"), YCol: text("y", "y"), TimeCol: text("time", ""), IgnoreExtra: text("ignore-extra", "false") == "true"}
 	path := inDir(dir, t.Test)
-	key := fmt.Sprint(path, opt.UCol, opt.YCol, opt.IgnoreExtra)
+	key := fmt.Sprint(path, opt.UCol, opt.YCol, opt.TimeCol, opt.IgnoreExtra)
 	d, ok := ts[key]
 	if !ok {
 		var err error

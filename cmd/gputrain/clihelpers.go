@@ -121,6 +121,16 @@ func (e flagErr) Error() string {
 // which name ReadOptions fields a command-line user cannot set.
 var goHint = regexp.MustCompile(` \(from Go: [^)]*\)`)
 
+// timeColNote says where the sampling time came from when the training
+// file's time column gave it ("" otherwise): a column in milliseconds or
+// of sample numbers would otherwise go unnoticed into the model file.
+func timeColNote(d *data.Dataset) string {
+	if d == nil || d.TimeCol == "" {
+		return ""
+	}
+	return fmt.Sprintf("note: sampling time %g s, the step of the time column %q of --data (--ts sets it; --time - skips the column)", d.Ts, d.TimeCol)
+}
+
 // cliText drops the hints for Go callers from a library message.
 func cliText(s string) string { return goHint.ReplaceAllString(s, "") }
 

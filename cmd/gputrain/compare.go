@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -39,7 +40,7 @@ func runCompare(e *env, args []string) error {
 	fs.StringVar(&plotDir, "plot", "", "directory for the plot of every class's free-run output on the first test (else validation) record")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
-	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model files (0: the data file's, else unknown)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model files (0: the step of the data file's time column, --time, else unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress on stderr")
 	sdir := addCompareDirFlags(fs)
 	fs.BoolVar(&jsonOut, "json", false, `print the table as one JSON object on stdout: {"data", "data_check", "rows": [{"class", "val_fit", "test_fit", "passive", "certificate", "params", "seconds", "error"}…]}`)
@@ -108,6 +109,8 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 	if zeroInput(train) {
 		return usagef("--data %s: the input %q is zero in every sample; nothing can be identified from it", dataPath, cols.u)
 	}
+	// a time column in --data sets the rate the other files' must have
+	opt.Ts = cmp.Or(opt.Ts, train.Ts)
 	val, err := readData(e.ctx, "val", valPath, opt, valSkip+1)
 	if err != nil {
 		return err
@@ -119,6 +122,9 @@ gputrain compare --data train.csv --val val.csv --test test.csv --quick`,
 		}
 	}
 	if !quiet {
+		if n := timeColNote(train); n != "" {
+			fmt.Fprintln(e.stderr, n)
+		}
 		for _, o := range []struct {
 			name string
 			d    *data.Dataset

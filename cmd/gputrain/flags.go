@@ -53,6 +53,7 @@ func (l *intList) Set(s string) error {
 // columns are the data-column flags of the commands that read data files.
 type columns struct {
 	u, y        string
+	time        string
 	ignoreExtra bool
 	delim       data.Delim
 	// stored* are the names set by useModel from the model's training
@@ -74,12 +75,13 @@ func addColumnFlags(fs *flag.FlagSet, yUsage string) *columns {
 	fs.StringVar(&c.y, "y", "y", yUsage)
 	fs.BoolVar(&c.ignoreExtra, "ignore-extra", false, "skip CSV columns other than the input, output, batch and y_clean columns (a time column, say) instead of refusing the file")
 	fs.Var(&c.delim, "delim", "the `delimiter` of CSV fields: auto (the first of comma, semicolon and tab in the header line), comma, semicolon or tab")
+	fs.StringVar(&c.time, "time", "", "the `name` of the CSV time column, in seconds (default: time or t, bare or as time [s], time (s), time_s): its rows must step uniformly, one row per sampling time, and its step is the sampling time where --ts is 0 (else the two must agree); a missing or repeated row is refused with its line; - reads no time column")
 	return c
 }
 
 // options returns the read options for these columns and sampling time ts.
 func (c *columns) options(ts float64) data.ReadOptions {
-	return data.ReadOptions{UCol: c.u, YCol: c.y, IgnoreExtra: c.ignoreExtra, Ts: ts, Delim: c.delim, Stdin: stdin}
+	return data.ReadOptions{UCol: c.u, YCol: c.y, TimeCol: c.time, IgnoreExtra: c.ignoreExtra, Ts: ts, Delim: c.delim, Stdin: stdin}
 }
 
 // note says in the help of --u and --y that a command reading a model uses

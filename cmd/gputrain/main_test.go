@@ -1091,12 +1091,12 @@ func TestHoldStart(t *testing.T) {
 	}
 }
 
-// TestIgnoreExtra: a CSV with a column the command does not use (a time
+// TestIgnoreExtra: a CSV with a column the command does not use (a note
 // column) is refused with a message naming --ignore-extra, and read with it.
 func TestIgnoreExtra(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
-	b.WriteString("time,force,vel\n")
+	b.WriteString("note,force,vel\n")
 	for i := range 200 {
 		u := math.Sin(0.3*float64(i)) + 0.5*math.Cos(0.07*float64(i))
 		fmt.Fprintf(&b, "%g,%g,%g\n", 0.01*float64(i), u, 0.5*u)
@@ -1115,6 +1115,84 @@ func TestIgnoreExtra(t *testing.T) {
 	r := decode(t, mustRun(t, "eval", "--model", out, "--data", path, "--u", "force", "--y", "vel", "--ignore-extra", "--json"))
 	if r["fit"] == nil {
 		t.Errorf("eval --json: %v", r)
+	}
+}
+
+// TestTimeColumn: a CSV time column gives the model file its sampling time
+// when --ts is not given, must agree with --ts when it is, and a record
+// with a row missing is refused on its line; --time - makes it an extra
+// column again.
+func TestTimeColumn(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, skip int) string {
+		var b strings.Builder
+		b.WriteString("Time [s],u,y\n")
+		for i := range 200 {
+			if i == skip {
+				continue
+			}
+			u := math.Sin(0.3*float64(i)) + 0.5*math.Cos(0.07*float64(i))
+			fmt.Fprintf(&b, "%.4f,%g,%g\n", 0.005*float64(i), u, 0.5*u)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good, gap := write("rec.csv", -1), write("gap.csv", 120)
+	out := filepath.Join(dir, "fir.json")
+	code, _, stderr := cli(t, "train", "--data", good, "--branches", "0", "--linear-taps", "5", "--out", out)
+	if code != 0 || !strings.Contains(stderr, `note: sampling time 0.005 s, the step of the time column "Time [s]" of --data`) {
+		t.Errorf("train: exit %d, %q; want 0 and a note naming the time column", code, stderr)
+	}
+	var m struct{ Ts float64 }
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Ts != 0.005 {
+		t.Errorf("model file ts = %v (%v), want 0.005 from the time column", m.Ts, err)
+	}
+	for _, c := range []struct {
+		name    string
+		args    []string
+		mention string
+	}{
+		{"--ts disagrees", []string{"--data", good, "--ts", "0.01"}, "steps by 0.005 s, but the sampling time expected is 0.01 s"},
+		{"gap", []string{"--data", gap}, `gap.csv line 122 column "Time [s]": the time steps from 0.595 to 0.605`},
+		{"--time -", []string{"--data", good, "--time", "-"}, `unknown column "Time [s]"`},
+	} {
+		args := append([]string{"train", "--branches", "0", "--linear-taps", "5", "--quiet", "--force", "--out", out}, c.args...)
+		code, _, stderr := cli(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.mention) {
+			t.Errorf("%s: exit %d, %q; want %d mentioning %q", c.name, code, stderr, exitUsage, c.mention)
+		}
+	}
+	// a validation file at another rate is refused
+	half := filepath.Join(dir, "half.csv")
+	var b strings.Builder
+	b.WriteString("time,u,y\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "%g,%g,%g\n", 0.01*float64(i), math.Sin(0.3*float64(i)), 0.5*math.Sin(0.3*float64(i)))
+	}
+	if err := os.WriteFile(half, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"train", "--data", good, "--val", half, "--branches", "0", "--linear-taps", "5", "--quiet", "--force", "--out", out},
+		{"train", "--model", "fir", "--data", good, "--val", half, "--quiet", "--force", "--out", out},
+		{"compare", "--data", good, "--val", half, "--only", "fir", "--quiet"},
+	} {
+		code, _, stderr := cli(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "--val: ") || !strings.Contains(stderr, "steps by 0.01 s, but the sampling time expected is 0.005 s") {
+			t.Errorf("%v: exit %d, %q; want %d naming the two rates", args, code, stderr, exitUsage)
+		}
+	}
+	// eval checks the data's time column against the model's sampling time
+	code, _, stderr = cli(t, "eval", "--model", out, "--data", good)
+	if code != 0 {
+		t.Errorf("eval on the training file: exit %d, %q", code, stderr)
 	}
 }
 
@@ -1181,7 +1259,7 @@ func TestModelColumns(t *testing.T) {
 	// and whatever else the file holds, it is skipped.
 	outputY := write("force-y.csv", "force,y")
 	otherY := write("in-out.csv", "in,out")
-	timed := write("time.csv", "time,force")
+	timed := write("note.csv", "note,force")
 	for _, tc := range []struct {
 		file string
 		args []string

@@ -50,7 +50,7 @@ func runResample(e *env, args []string) error {
 	fs.StringVar(&dataPath, "data", "", "data file: .csv (columns u,y[,batch][,y_clean]), .npy, .npz or .mat; - reads standard input")
 	fs.StringVar(&out, "out", "", "file to write (atomically): .csv (columns batch,u,y[,y_clean]), .npz or .mat")
 	fs.Var(&factor, "factor", "keep every `N`-th sample after the anti-aliasing filter; auto: the largest factor whose new rate is 10 times the band holding 99.9 % of the power of u and of y (noise on y lowers it)")
-	fs.Float64Var(&ts, "ts", 0, "sampling time of --data in seconds, to report the new one (0: unknown)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time of --data in seconds, to report the new one (0: the step of its time column, --time, else unknown)")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
 	force := addForceFlag(fs)
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")

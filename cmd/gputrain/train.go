@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -194,7 +195,7 @@ func runTrain(e *env, args []string) error {
 	fs.StringVar(&plotDir, "plot", "", "directory for training-curve, Re G and fit plots (PNG and SVG)")
 	fs.StringVar(&config, "config", "", "TOML or YAML file of flag values")
 	cols := addColumnFlags(fs, "name of the output column (CSV) or variable (.npz, .mat)")
-	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: unknown)")
+	fs.Float64Var(&ts, "ts", 0, "sampling time in seconds, recorded in the model file (0: the step of the data file's time column, --time, else unknown)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON object on stdout (progress goes to stderr)")
 	var searchMode search.Mode
@@ -325,6 +326,9 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	prog := newProgress(e.stdout, e.stderr, quiet, jsonOut, cfg.Iters)
 	prog.setMonitor(cfg.Monitor)
 	check, dataNotes := checkData(e.ctx, trainSet, cfg)
+	if n := timeColNote(trainSet); n != "" {
+		prog.note("%s", n)
+	}
 	for _, n := range dataNotes {
 		prog.note("note: %s", n)
 	}
@@ -333,6 +337,8 @@ gputrain train --config settings.toml --data train.csv --lr 1e-3`,
 	}
 	var valSet *data.Dataset
 	if valPath != "" {
+		// a time column in --data sets the rate the validation file's must have
+		opt.Ts = cmp.Or(opt.Ts, trainSet.Ts)
 		if valSet, err = readData(e.ctx, "val", valPath, opt, mem); err != nil {
 			return err
 		}

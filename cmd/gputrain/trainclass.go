@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -161,12 +162,17 @@ func (j *classTrain) run(e *env) error {
 		}
 	}
 	check, dataNotes := checkData(e.ctx, trainSet, cfg)
+	if n := timeColNote(trainSet); n != "" {
+		say("%s", n)
+	}
 	for _, n := range dataNotes {
 		say("note: %s", n)
 	}
 	var valSet *data.Dataset
 	valSkip := cfg.ValSkip
 	if j.valPath != "" {
+		// a time column in --data sets the rate the validation file's must have
+		opt.Ts = cmp.Or(opt.Ts, trainSet.Ts)
 		if valSet, err = readData(e.ctx, "val", j.valPath, opt, valSkip+1); err != nil {
 			return err
 		}
