@@ -1599,3 +1599,18 @@ func TestDipNote(t *testing.T) {
 		t.Errorf("notes %s, want the dip note (data_check %v)", notes, r["data_check"])
 	}
 }
+
+// TestClassTooShortToHoldOut: a class that needs validation data, trained
+// on a file too short to hold any out, says so even under --quiet.
+func TestClassTooShortToHoldOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "one.csv")
+	if err := os.WriteFile(path, []byte("u,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"fir", "n4sid", "loop"} {
+		code, _, stderr := cli(t, "train", "--model", m, "--data", path, "--quiet", "--out", filepath.Join(t.TempDir(), "m.json"))
+		if code != exitUsage || !strings.Contains(stderr, "one.csv is too short to hold out a part of it; give --val FILE") {
+			t.Errorf("--model %s: exit %d, %q", m, code, stderr)
+		}
+	}
+}

@@ -222,6 +222,10 @@ func (j *classTrain) run(e *env) error {
 		// A class's fit reads nothing but its settings and the data, so it
 		// fails again on the same input: bad input, which a sweep records
 		// as failed instead of retrying it (compare says why in its row).
+		if valSet == nil && j.valPath == "" {
+			// the notes that said so may have been --quiet
+			fitErr = fmt.Errorf("%w (no validation data: --data %s is too short to hold out a part of it; give --val FILE)", fitErr, j.dataPath)
+		}
 		return badInput(fmt.Errorf("training %s failed: %w", j.name, fitErr))
 	}
 	if m == nil {
