@@ -409,6 +409,16 @@ func parseCSV(ctx context.Context, r io.Reader, sp csvSpec) (*csvData, error) {
 			}
 			s := strings.TrimSpace(rec[j])
 			v, k := parseNumber(s)
+			if k != numOK && j == timeIdx {
+				if sp.timeAuto && sp.ignoreExtra {
+					// dates or clock times under a default name, in a file
+					// read with extra columns skipped: skipped as before
+					timeIdx, colIdx[i], out.timeCol, out.rowLines = -1, -1, "", nil
+					continue
+				}
+				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a time in seconds; a time column of dates or clock times is skipped with --time - and --ignore-extra (from Go: ReadOptions.TimeCol, IgnoreExtra): %w",
+					sp.name, lr.line, header[j], s, ErrNotNumeric)
+			}
 			switch k {
 			case numNotDecimal:
 				return nil, fmt.Errorf("data: %s line %d column %q: %q is not a decimal number; hexadecimal, octal and binary notation and _ digit separators are not accepted, write plain decimals such as 1000, -1.5 or 2.5e-3: %w",

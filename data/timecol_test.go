@@ -57,7 +57,9 @@ func TestReadCSVTimeColumn(t *testing.T) {
 		{"time column off", uniform, ReadOptions{TimeCol: "-"}, 0, ErrUnknownColumn, `unknown column "time"`},
 		{"time column off, ignored", uniform, ReadOptions{TimeCol: "-", IgnoreExtra: true}, 0, nil, ""},
 		{"TimeCol absent", uniform, ReadOptions{TimeCol: "stamp"}, 0, ErrUnknownColumn, `unknown column "time"`},
-		{"time not a number", "time,u,y\n0,1,2\nx,1,2\n", ReadOptions{}, 0, ErrNotNumeric, `line 3 column "time"`},
+		{"time not a number", "time,u,y\n0,1,2\nx,1,2\n", ReadOptions{}, 0, ErrNotNumeric, `line 3 column "time": "x" is not a time in seconds; a time column of dates or clock times is skipped with --time - and --ignore-extra`},
+		{"clock times, extra columns skipped", "batch,time,u,y\na,12:00:00,1,2\na,12:00:01,1,2\nb,0.5,1,2\nb,12:00:03,1,2\n", ReadOptions{IgnoreExtra: true}, 0, nil, ""},
+		{"clock times named, extra columns skipped", "stamp,u,y\n12:00:00,1,2\n", ReadOptions{TimeCol: "stamp", IgnoreExtra: true}, 0, ErrNotNumeric, "not a time in seconds"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := ReadCSV(strings.NewReader(c.text), "d.csv", c.opt)
