@@ -105,13 +105,16 @@ gputrain eval --model model.json --data test.csv --skip 50 --plot plots --json`,
 	if err := checkTs(modelPath, meta.Ts, ts, *allowTs); err != nil {
 		return err
 	}
-	if ts == 0 {
-		ts = meta.Ts
-	}
 	cols.useModel(fs, meta.Training)
 	d, err := cols.read(ts, func(opt data.ReadOptions) (*data.Dataset, error) { return readData(e.ctx, "data", dataPath, opt, 1) })
 	if err != nil {
 		return err
+	}
+	if err := checkColumnTs(modelPath, meta.Ts, d, *allowTs); err != nil {
+		return err
+	}
+	if d.Ts == 0 {
+		d.Ts = meta.Ts
 	}
 	for i, b := range d.Batches {
 		if b.Len() <= skip {

@@ -1189,10 +1189,23 @@ func TestTimeColumn(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %d naming the two rates", args, code, stderr, exitUsage)
 		}
 	}
-	// eval checks the data's time column against the model's sampling time
+	// eval and simulate check the data's time column against the model's
+	// sampling time, unless --allow-ts-mismatch
 	code, _, stderr = cli(t, "eval", "--model", out, "--data", good)
 	if code != 0 {
 		t.Errorf("eval on the training file: exit %d, %q", code, stderr)
+	}
+	for _, cmd := range [][]string{
+		{"eval", "--model", out, "--data", half},
+		{"simulate", "--model", out, "--data", half, "--out", "-"},
+	} {
+		code, _, stderr = cli(t, cmd...)
+		if code != exitUsage || !strings.Contains(stderr, `its time column "time" steps by 0.01 s, but the model`) {
+			t.Errorf("%v: exit %d, %q; want %d naming the two rates", cmd, code, stderr, exitUsage)
+		}
+		if code, _, stderr = cli(t, append(cmd, "--allow-ts-mismatch")...); code != 0 {
+			t.Errorf("%v --allow-ts-mismatch: exit %d, %q", cmd, code, stderr)
+		}
 	}
 }
 

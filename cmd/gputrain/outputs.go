@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/passivenfir/gputrain/data"
 	"math"
 	"os"
 	"path/filepath"
@@ -160,6 +161,16 @@ func checkTs(modelPath string, modelTs, dataTs float64, allow bool) error {
 	}
 	return usagef("--ts %g s differs from the sampling time of the model %s, %g s: its taps and memory are counted in samples of %g s, so on data sampled at %g s it describes another system; resample the data to %g s, or give --allow-ts-mismatch to go on",
 		dataTs, modelPath, modelTs, modelTs, dataTs, modelTs)
+}
+
+// checkColumnTs is checkTs for the sampling time a data file's time column
+// gave (data.Dataset.TimeCol); nil where the data have none.
+func checkColumnTs(modelPath string, modelTs float64, d *data.Dataset, allow bool) error {
+	if d.TimeCol == "" || allow || modelTs == 0 || math.Abs(modelTs-d.Ts) <= 1e-3*modelTs {
+		return nil
+	}
+	return usagef("--data %s: its time column %q steps by %g s, but the model %s was trained at %g s: its taps and memory are counted in samples of %g s, so on these data it describes another system; resample the data to %g s, or give --allow-ts-mismatch to go on",
+		d.Name, d.TimeCol, d.Ts, modelPath, modelTs, modelTs, modelTs)
 }
 
 // firstNonfinite returns the index of the first sample of y that is not

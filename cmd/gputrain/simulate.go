@@ -90,6 +90,9 @@ gputrain simulate --model model.json --data test.csv --open-loop --out pred.csv`
 	if err != nil {
 		return err
 	}
+	if err := checkColumnTs(modelPath, meta.Ts, d, *allowTs); err != nil {
+		return err
+	}
 	// Simulated before anything is written, so that a simulation that goes
 	// non-finite (or is interrupted) writes nothing, not even to stdout.
 	sims := make([][]float64, d.Len())
