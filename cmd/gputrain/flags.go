@@ -73,7 +73,7 @@ func addColumnFlags(fs *flag.FlagSet, yUsage string) *columns {
 	c := &columns{}
 	fs.StringVar(&c.u, "u", "u", "name of the input column (CSV) or variable (.npz, .mat)")
 	fs.StringVar(&c.y, "y", "y", yUsage)
-	fs.BoolVar(&c.ignoreExtra, "ignore-extra", false, "skip CSV columns other than the input, output, batch and y_clean columns (a time column, say) instead of refusing the file")
+	fs.BoolVar(&c.ignoreExtra, "ignore-extra", false, "skip CSV columns other than the input, output, batch, y_clean and time columns (notes, say, or a time column of dates or clock times) instead of refusing the file")
 	fs.Var(&c.delim, "delim", "the `delimiter` of CSV fields: auto (the first of comma, semicolon and tab in the header line), comma, semicolon or tab")
 	fs.StringVar(&c.time, "time", "", "the `name` of the CSV time column, in seconds (default: time or t, bare or as time [s], time (s), time_s): its rows must step uniformly, one row per sampling time, and its step is the sampling time where --ts is 0 (else the two must agree); a missing or repeated row is refused with its line; - reads no time column")
 	return c

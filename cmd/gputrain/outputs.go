@@ -4,12 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/passivenfir/gputrain/data"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/passivenfir/gputrain/data"
 	"github.com/passivenfir/gputrain/internal/atomicfile"
 	"github.com/passivenfir/gputrain/model"
 )
